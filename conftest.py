@@ -1,0 +1,8 @@
+"""Wires the pages in docs/ into pytest; the harness itself lives in torchsheet_harness/."""
+
+from pathlib import Path
+
+from torchsheet_harness.sybil_config import page_sybil
+
+pytest_plugins = ["torchsheet_harness.pytest_plugin"]
+pytest_collect_file = page_sybil(Path(__file__).parent / "docs").pytest()

@@ -1,0 +1,118 @@
+"""Evaluators: each runs one example and returns None on success or a failure message.
+
+Every message starts with 'page:line' so a reader of the pytest report can open the block.
+"""
+
+from __future__ import annotations
+
+import doctest
+import io
+import sys
+import tempfile
+from contextlib import redirect_stdout
+from dataclasses import dataclass
+from pathlib import Path
+from unittest import SkipTest
+
+from sybil import Example
+from sybil.evaluators.doctest import OutputChecker
+
+from .locations import place
+from .process import run_command
+from .requirements import Requirement
+
+#: Doctest and output-block comparison: '...' matches anything, runs of whitespace are equal.
+#: Numbers are compared as text, so a float is checked to every digit the page shows.
+OPTION_FLAGS = doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE
+SNIPPET_TIMEOUT_SECONDS = 180.0
+_checker = OutputChecker()
+
+
+def where(example: Example) -> str:
+    """'docs/page.md:42' for an example."""
+    return place(example.path, example.line)
+
+
+def compare_output(expected: str, got: str, place: str) -> str | None:
+    """None when ``got`` matches the page's ``expected`` output, else expected vs got."""
+    if _checker.check_output(expected, got, OPTION_FLAGS):
+        return None
+    return (
+        f"{place}: the output shown on the page is not what the code printed\n"
+        f"--- expected (from the page) ---\n{expected.rstrip()}\n"
+        f"--- got ---\n{got.rstrip()}"
+    )
+
+
+@dataclass
+class SkipWithReason:
+    """Evaluator for a block the page exempts with ``% not-run: reason``: reported as SKIPPED."""
+
+    reason: str
+
+    def __call__(self, example: Example) -> None:
+        raise SkipTest(f"not run: {self.reason}")
+
+
+@dataclass
+class Gated:
+    """Runs ``inner`` only when this machine meets ``requirement``; otherwise SKIPPED with why."""
+
+    requirement: Requirement
+    inner: object
+
+    def __call__(self, example: Example) -> str | None:
+        __tracebackhide__ = True
+        reason = self.requirement.unmet_reason()
+        if reason is not None:
+            raise SkipTest(reason)
+        return self.inner(example)
+
+
+@dataclass
+class PythonBlock:
+    """Executes a plain Python block in the page's namespace and checks what it printed.
+
+    ``expected`` is the text of the output block that follows it on the page, or None. A block
+    that prints while the page shows no output fails: the reader would not see what it printed.
+    """
+
+    expected: str | None = None
+
+    def __call__(self, example: Example) -> str | None:
+        __tracebackhide__ = True
+        source = "\n" * (example.line + example.parsed.line_offset) + example.parsed
+        code = compile(source, example.path, "exec", dont_inherit=True)
+        buffer = io.StringIO()
+        with redirect_stdout(buffer):
+            exec(code, example.namespace)
+        example.namespace.pop("__builtins__", None)
+        got = buffer.getvalue()
+        if self.expected is not None:
+            return compare_output(self.expected, got, where(example))
+        if got.strip():
+            return (
+                f"{where(example)}: the block printed output but the page shows none; follow it "
+                f"with an output block or use a >>> block\n--- got ---\n{got.rstrip()}"
+            )
+        return None
+
+
+@dataclass
+class ScriptFile:
+    """Runs a snippets/ script as a reader would, ``python script.py``, in a fresh directory."""
+
+    script: Path
+    expected: str | None = None
+    timeout: float = SNIPPET_TIMEOUT_SECONDS
+
+    def __call__(self, example: Example) -> str | None:
+        with tempfile.TemporaryDirectory(prefix="torchsheet-snippet-") as workdir:
+            finished = run_command(
+                [sys.executable, str(self.script)], timeout=self.timeout, cwd=workdir
+            )
+        if not finished.ok:
+            return f"{where(example)}: {self.script.name} failed\n{finished.describe()}"
+        if self.expected is not None:
+            return compare_output(self.expected, finished.stdout, where(example))
+        return None

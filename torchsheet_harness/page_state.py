@@ -1,0 +1,104 @@
+"""Give every page the same starting state, and put global state back when it is done.
+
+A page is one namespace evaluated in order. Before its first block: seeds reset, default print
+options, a fresh temporary working directory (files a page saves land there). After its last
+block: every piece of global torch state a page may change is restored, so one page cannot change
+another page's output.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import shutil
+import tempfile
+from typing import Any
+
+import numpy as np
+import torch
+
+PAGE_SEED = 0
+_SAVED = "__torchsheet_saved_state__"
+
+
+def reset_print_options() -> None:
+    """Torch's and NumPy's default print options, set explicitly."""
+    torch.set_printoptions(profile="default", sci_mode=None)
+    np.set_printoptions(
+        precision=8, threshold=1000, edgeitems=3, linewidth=75, suppress=False, legacy=False
+    )
+
+
+def seed_everything(seed: int = PAGE_SEED) -> None:
+    """Seed Python's, NumPy's and torch's global generators (CUDA ones too when present)."""
+    random.seed(seed)
+    np.random.seed(seed)
+    torch.manual_seed(seed)
+
+
+def capture_global_state() -> dict[str, Any]:
+    """Everything process-wide a page can change, read so it can be put back."""
+    state: dict[str, Any] = {
+        "cwd": os.getcwd(),
+        "default_dtype": torch.get_default_dtype(),
+        "default_device": torch.get_default_device(),
+        "grad_enabled": torch.is_grad_enabled(),
+        "inference_mode": torch.is_inference_mode_enabled(),
+        "deterministic": torch.are_deterministic_algorithms_enabled(),
+        "deterministic_warn_only": torch.is_deterministic_algorithms_warn_only_enabled(),
+        "anomaly": torch.is_anomaly_enabled(),
+        "num_threads": torch.get_num_threads(),
+        "matmul_precision": torch.get_float32_matmul_precision(),
+        "cudnn_deterministic": torch.backends.cudnn.deterministic,
+        "cudnn_benchmark": torch.backends.cudnn.benchmark,
+        "torch_rng": torch.get_rng_state(),
+        "python_rng": random.getstate(),
+        "numpy_rng": np.random.get_state(),
+        "environ": dict(os.environ),
+    }
+    if torch.cuda.is_available():
+        state["cuda_tf32"] = torch.backends.cuda.matmul.allow_tf32
+    return state
+
+
+def restore_global_state(state: dict[str, Any]) -> None:
+    """Put back what :func:`capture_global_state` read."""
+    os.chdir(state["cwd"])
+    torch.set_default_dtype(state["default_dtype"])
+    torch.set_default_device(state["default_device"])
+    torch.set_grad_enabled(state["grad_enabled"])
+    torch.use_deterministic_algorithms(
+        state["deterministic"], warn_only=state["deterministic_warn_only"]
+    )
+    torch.autograd.set_detect_anomaly(state["anomaly"])
+    torch.set_num_threads(state["num_threads"])
+    torch.set_float32_matmul_precision(state["matmul_precision"])
+    torch.backends.cudnn.deterministic = state["cudnn_deterministic"]
+    torch.backends.cudnn.benchmark = state["cudnn_benchmark"]
+    torch.set_rng_state(state["torch_rng"])
+    random.setstate(state["python_rng"])
+    np.random.set_state(state["numpy_rng"])
+    if "cuda_tf32" in state:
+        torch.backends.cuda.matmul.allow_tf32 = state["cuda_tf32"]
+    os.environ.clear()
+    os.environ.update(state["environ"])
+    reset_print_options()
+
+
+def page_setup(namespace: dict[str, Any]) -> None:
+    """Sybil setup: save global state, then seed, reset printing and move into a temp dir."""
+    namespace[_SAVED] = capture_global_state()
+    workdir = tempfile.mkdtemp(prefix="torchsheet-page-")
+    namespace[_SAVED]["workdir"] = workdir
+    os.chdir(workdir)
+    reset_print_options()
+    seed_everything()
+
+
+def page_teardown(namespace: dict[str, Any]) -> None:
+    """Sybil teardown: restore global state and delete the page's temporary directory."""
+    state = namespace.pop(_SAVED)
+    restore_global_state(state)
+    shutil.rmtree(state["workdir"], ignore_errors=True)
+    # Keep the names a page defined from holding memory (tensors, models) until the session ends.
+    namespace.clear()

@@ -1,0 +1,53 @@
+"""pytest wiring: requirement markers on page examples, and a per-run summary of blocks."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import pytest
+from sybil.integration.pytest import SybilItem
+
+from .locations import display_path
+from .requirements import Requirement
+
+
+def requirement_of(item: pytest.Item) -> Requirement | None:
+    """The requirement declared on a page example's block (None for ordinary tests)."""
+    if isinstance(item, SybilItem):
+        return getattr(item.example.region, "requirement", Requirement())
+    return None
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    # tryfirst: markers must exist before `-m` deselects.
+    for item in items:
+        requirement = requirement_of(item)
+        if requirement is not None:
+            for name in requirement.markers:
+                item.add_marker(name)
+
+
+def pytest_terminal_summary(terminalreporter, exitstatus, config) -> None:  # noqa: ARG001
+    counts: Counter[str] = Counter()
+    for outcome in ("passed", "failed", "skipped", "error"):
+        for report in terminalreporter.stats.get(outcome, []):
+            if report.when == "call" or outcome in ("skipped", "error"):
+                if "line:" in report.nodeid and report.nodeid.split("::")[0].endswith(".md"):
+                    counts[outcome] += 1
+    if counts:
+        terminalreporter.write_sep("-", "torchsheet page examples")
+        terminalreporter.write_line(
+            ", ".join(f"{counts[k]} {k}" for k in ("passed", "failed", "skipped", "error"))
+        )
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call):  # noqa: ARG001
+    # A skip raised by an evaluator would be reported at the evaluator's line; point it at the
+    # page and line of the block instead.
+    outcome = yield
+    report = outcome.get_result()
+    if isinstance(item, SybilItem) and report.skipped and isinstance(report.longrepr, tuple):
+        reason = report.longrepr[2].removeprefix("Skipped: ")
+        report.longrepr = (display_path(item.example.path), item.example.line, reason)

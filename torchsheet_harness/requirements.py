@@ -1,0 +1,121 @@
+"""What a code block needs to run, declared once as classes on its directive.
+
+A page declares a block's needs with the ``:class:`` option of ``{code-block} python`` (or of
+``{literalinclude}``)::
+
+    ```{code-block} python
+    :class: needs-torchrun-2 needs-gpus-2
+    ```
+
+The same declaration gives the pytest markers, the skip reason on a machine that lacks the
+hardware, and the badge the docs build draws on the block.
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+from dataclasses import dataclass
+from functools import cache
+
+KNOWN = "needs-cuda, needs-gpus-N, needs-torchrun-N, needs-slurm"
+_GPUS = re.compile(r"needs-gpus-([1-9][0-9]*)")
+_TORCHRUN = re.compile(r"needs-torchrun-([1-9][0-9]*)")
+
+
+class RequirementError(ValueError):
+    """A block declares something the harness does not know."""
+
+
+@dataclass(frozen=True)
+class Requirement:
+    """The hardware and launcher one block needs; the default needs nothing but a CPU."""
+
+    gpus: int = 0
+    torchrun: int = 0
+    slurm: bool = False
+
+    @property
+    def is_cpu_only(self) -> bool:
+        return self == Requirement()
+
+    @property
+    def markers(self) -> tuple[str, ...]:
+        """The pytest marker names this requirement selects under ``-m``."""
+        names = []
+        if self.gpus:
+            names.append("gpu")
+        if self.gpus >= 2:
+            names.append("multigpu")
+        if self.torchrun:
+            names.append("distributed")
+        if self.slurm:
+            names.append("slurm")
+        return tuple(names)
+
+    def unmet_reason(self) -> str | None:
+        """Why this machine cannot run the block, or None when it can."""
+        if self.gpus:
+            found = cuda_device_count()
+            if found < self.gpus:
+                if self.gpus == 1:
+                    return f"needs CUDA, found {found} CUDA GPUs"
+                return f"needs {self.gpus} CUDA GPUs, found {found}"
+        if self.slurm and shutil.which("sbatch") is None:
+            return "needs Slurm: sbatch not found (the CI script installs slurm-wlm)"
+        return None
+
+    @property
+    def label(self) -> str:
+        """Short badge text: 'CPU', 'CUDA', '2 GPUs', 'torchrun × 2', 'Slurm'."""
+        parts = []
+        if self.torchrun:
+            parts.append(f"torchrun × {self.torchrun}")
+        if self.gpus == 1:
+            parts.append("CUDA")
+        elif self.gpus:
+            parts.append(f"{self.gpus} GPUs")
+        if self.slurm:
+            parts.append("Slurm")
+        return " · ".join(parts) or "CPU"
+
+    @property
+    def how_to_run(self) -> str:
+        """One line telling a reader how this block is run and tested."""
+        if self.slurm:
+            return "Needs a Slurm cluster; tested with `pytest -m slurm` on a private one-node cluster."
+        if self.torchrun:
+            where = f" on {self.gpus} GPUs with NCCL" if self.gpus else " (gloo on CPU)"
+            return (
+                f"Run with `torchrun --standalone --nproc-per-node {self.torchrun} script.py`"
+                f"{where}; tested with `pytest -m distributed`."
+            )
+        if self.gpus:
+            return f"Needs {self.label}; tested with `pytest -m gpu` on a GPU runner."
+        return "Runs on CPU; tested on every run of the suite."
+
+
+def parse_classes(classes: str, where: str) -> Requirement:
+    """The requirement declared by a ``:class:`` value; ``where`` is 'page:line' for errors."""
+    gpus = torchrun = 0
+    slurm = False
+    for name in classes.split():
+        if name == "needs-cuda":
+            gpus = max(gpus, 1)
+        elif match := _GPUS.fullmatch(name):
+            gpus = max(gpus, int(match[1]))
+        elif match := _TORCHRUN.fullmatch(name):
+            torchrun = int(match[1])
+        elif name == "needs-slurm":
+            slurm = True
+        else:
+            raise RequirementError(f"{where}: unknown requirement {name!r}; known: {KNOWN}")
+    return Requirement(gpus=gpus, torchrun=torchrun, slurm=slurm)
+
+
+@cache
+def cuda_device_count() -> int:
+    """CUDA GPUs visible to this process (0 when torch has no CUDA)."""
+    import torch
+
+    return torch.cuda.device_count() if torch.cuda.is_available() else 0
