@@ -51,3 +51,11 @@ def pytest_runtest_makereport(item: pytest.Item, call):  # noqa: ARG001
     if isinstance(item, SybilItem) and report.skipped and isinstance(report.longrepr, tuple):
         reason = report.longrepr[2].removeprefix("Skipped: ")
         report.longrepr = (display_path(item.example.path), item.example.line, reason)
+
+
+@pytest.fixture
+def torchrun_launcher():
+    """The :func:`torchsheet_harness.torchrun_launcher.torchrun` function, for tests."""
+    from .torchrun_launcher import torchrun
+
+    return torchrun

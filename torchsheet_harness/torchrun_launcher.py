@@ -1,0 +1,141 @@
+"""Launch a script with the real ``torchrun`` CLI and return every rank's output.
+
+``torchrun --standalone`` picks a free rendezvous port itself, so parallel launches never collide.
+Each rank's stdout and stderr go to files under a log directory (``--redirects 3``), read back per
+rank for checking and for failure reports. The launch runs in its own session with a hard timeout
+(SIGTERM to the whole process group, then SIGKILL): nothing outlives it.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import tempfile
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from sybil import Example
+
+from .evaluators import compare_output, where
+from .page_parser import LAUNCHERS
+from .process import Finished, run_command
+from .requirements import Requirement
+
+LAUNCH_TIMEOUT_SECONDS = 180.0
+
+
+@dataclass
+class Launch:
+    """The outcome of one torchrun launch: the agent's own result and each rank's streams."""
+
+    finished: Finished
+    rank_stdout: dict[int, str] = field(default_factory=dict)
+    rank_stderr: dict[int, str] = field(default_factory=dict)
+
+    @property
+    def ok(self) -> bool:
+        return self.finished.ok
+
+    def ranks_stdout(self) -> str:
+        """Every rank's stdout, rank 0 first: what the page's output block shows."""
+        return "".join(self.rank_stdout[rank] for rank in sorted(self.rank_stdout))
+
+    def describe(self) -> str:
+        """A failure report: how torchrun ended, then every rank's output prefixed by its rank."""
+        parts = [self.finished.describe()]
+        for rank in sorted(set(self.rank_stdout) | set(self.rank_stderr)):
+            for stream, texts in (("stdout", self.rank_stdout), ("stderr", self.rank_stderr)):
+                text = texts.get(rank, "")
+                if text:
+                    lines = "".join(f"[rank{rank}] {line}\n" for line in text.splitlines())
+                    parts.append(f"--- rank {rank} {stream} ---\n{lines}")
+        return "\n".join(parts)
+
+
+def launch_env(gpus: int, extra: Mapping[str, str] | None = None) -> dict[str, str]:
+    """The environment for a launch: loopback for gloo, and GPUs hidden unless declared."""
+    env = dict(os.environ)
+    env.setdefault("GLOO_SOCKET_IFNAME", "lo")
+    env.setdefault("OMP_NUM_THREADS", "1")
+    env["PYTHONUNBUFFERED"] = "1"
+    if gpus == 0:
+        # A block that declares no GPU runs with gloo on CPU even on a GPU runner.
+        env["CUDA_VISIBLE_DEVICES"] = ""
+    env.update(extra or {})
+    return env
+
+
+def torchrun(
+    script: Path,
+    nproc: int,
+    *,
+    args: Sequence[str] = (),
+    gpus: int = 0,
+    timeout: float = LAUNCH_TIMEOUT_SECONDS,
+    env: Mapping[str, str] | None = None,
+    torchrun_args: Sequence[str] = ("--standalone",),
+    cwd: str | Path | None = None,
+) -> Launch:
+    """Run ``torchrun <torchrun_args> --nproc-per-node nproc script args`` and collect ranks."""
+    with tempfile.TemporaryDirectory(prefix="torchsheet-torchrun-") as workdir:
+        logs = Path(workdir) / "logs"
+        argv = [
+            sys.executable,
+            "-m",
+            "torch.distributed.run",
+            *torchrun_args,
+            "--nproc-per-node",
+            str(nproc),
+            "--log-dir",
+            str(logs),
+            "--redirects",
+            "3",
+            str(script),
+            *args,
+        ]
+        finished = run_command(
+            argv, timeout=timeout, cwd=cwd or workdir, env=launch_env(gpus, env)
+        )
+        launch = Launch(finished)
+        for log in sorted(logs.glob("*/attempt_*/*/std*.log")):
+            rank = int(log.parent.name)
+            target = launch.rank_stdout if log.name == "stdout.log" else launch.rank_stderr
+            target[rank] = target.get(rank, "") + log.read_text(errors="replace")
+    return launch
+
+
+@dataclass
+class TorchrunBlock:
+    """Evaluator: runs a page block or a snippets/ script under torchrun and checks its output."""
+
+    requirement: Requirement
+    place: str
+    source: str | None = None
+    script: Path | None = None
+    expected: str | None = None
+    timeout: float = LAUNCH_TIMEOUT_SECONDS
+
+    def __call__(self, example: Example) -> str | None:
+        with tempfile.TemporaryDirectory(prefix="torchsheet-block-") as workdir:
+            script = self.script
+            if script is None:
+                script = Path(workdir) / "block.py"
+                # Pad so tracebacks give the page's line numbers.
+                offset = getattr(self.source, "line_offset", 0)
+                script.write_text("\n" * (example.line + offset) + str(self.source))
+            launch = torchrun(
+                script,
+                self.requirement.torchrun,
+                gpus=self.requirement.gpus,
+                timeout=self.timeout,
+                cwd=workdir,
+            )
+        if not launch.ok:
+            return f"{where(example)}: torchrun launch failed\n{launch.describe()}"
+        if self.expected is not None:
+            return compare_output(self.expected, launch.ranks_stdout(), where(example))
+        return None
+
+
+LAUNCHERS["torchrun"] = TorchrunBlock
