@@ -4,5 +4,5 @@ from pathlib import Path
 
 from torchsheet_harness.sybil_config import page_sybil
 
-pytest_plugins = ["torchsheet_harness.pytest_plugin"]
+pytest_plugins = ["torchsheet_harness.pytest_plugin", "torchsheet_harness.results_file", "pytester"]
 pytest_collect_file = page_sybil(Path(__file__).parent / "docs").pytest()

@@ -11,6 +11,20 @@ from .locations import display_path
 from .requirements import Requirement
 
 
+MARKERS = {
+    "gpu": "needs at least one CUDA GPU (run with `pytest -m gpu` on a GPU runner)",
+    "multigpu": "needs two or more CUDA GPUs",
+    "distributed": "launched as several processes by torchrun",
+    "slurm": "needs a Slurm cluster (a private one-node cluster is started for it)",
+    "slow": "takes more than a few seconds",
+}
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    for name, description in MARKERS.items():
+        config.addinivalue_line("markers", f"{name}: {description}")
+
+
 def requirement_of(item: pytest.Item) -> Requirement | None:
     """The requirement declared on a page example's block (None for ordinary tests)."""
     if isinstance(item, SybilItem):

@@ -1,0 +1,250 @@
+"""Plant faults in temporary pages and check the harness catches each, naming page and line."""
+
+from __future__ import annotations
+
+import re
+import textwrap
+from pathlib import Path
+
+import pytest
+from planted import run_pytest, write_project
+
+from torchsheet_harness.audit import audit_docs
+
+PAGES = {
+    "wrong_output.md": """
+        # Wrong output
+
+        ```python
+        >>> import torch
+        >>> torch.tensor([1.5, 2.0]).sum()
+        tensor(3.4000)
+        ```
+        """,
+    "raising.md": """
+        # Raising
+
+        ```python
+        x = 1
+        raise ValueError("planted failure")
+        ```
+        """,
+    "output_block.md": """
+        # Output block
+
+        ```python
+        print("got this")
+        ```
+
+        ```{code-block} text
+        :class: output
+        expected that
+        ```
+        """,
+    "silent_print.md": """
+        # Printing without showing it
+
+        ```python
+        print("nobody sees this")
+        ```
+        """,
+    "misspelled.md": """
+        # Misspelled requirement
+
+        ```{code-block} python
+        :class: needs-gpu3
+        x = 1
+        ```
+        """,
+    "gpu_block.md": """
+        # GPU blocks on a CPU machine
+
+        ```{code-block} python
+        :class: needs-gpus-64
+        raise AssertionError("a GPU block must not run where its hardware is missing")
+        ```
+        """,
+    "not_run_no_reason.md": """
+        # not-run without a reason
+
+        % not-run:
+        ```bash
+        echo hi
+        ```
+        """,
+    "dangling_output.md": """
+        # An output block after nothing that prints
+
+        Some prose.
+
+        ```{code-block} text
+        :class: output
+        hello
+        ```
+        """,
+    "passing.md": """
+        # A page that passes
+
+        ```python
+        >>> 1 + 1
+        2
+        ```
+
+        ```python
+        print(sum(range(4)))
+        ```
+
+        ```{code-block} text
+        :class: output
+        6
+        ```
+
+        % not-run: a shell command shown for reference
+        ```bash
+        echo hi
+        ```
+        """,
+    "hanging.md": """
+        # Hanging
+
+        ```python
+        import time
+        time.sleep(600)
+        ```
+        """,
+}
+
+
+def line_of(page: str, needle: str) -> int:
+    """1-based line of the fence opening the block that contains ``needle``."""
+    lines = textwrap.dedent(PAGES[page]).lstrip("\n").splitlines()
+    index = next(i for i, line in enumerate(lines) if needle in line)
+    while not lines[index].startswith("```"):
+        index -= 1
+    return index + 1
+
+
+def line_containing(page: str, needle: str) -> int:
+    lines = textwrap.dedent(PAGES[page]).lstrip("\n").splitlines()
+    return next(i for i, line in enumerate(lines) if needle in line) + 1
+
+
+@pytest.fixture(scope="module")
+def fault_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[int, str]:
+    """One pytest run over all planted pages (collection errors do not stop the others)."""
+    root = tmp_path_factory.mktemp("faults")
+    write_project(root, PAGES)
+    result = run_pytest(root, "--continue-on-collection-errors", "--timeout", "6")
+    return result.returncode, result.stdout + result.stderr
+
+
+def test_a_wrong_output_fails_with_expected_and_got(fault_run):
+    _, out = fault_run
+    line = line_containing("wrong_output.md", "tensor([1.5, 2.0]).sum()")
+    assert f"FAILED docs/wrong_output.md::line:{line}," in out
+    assert re.search(r"Expected:\s+tensor\(3.4000\)\s+Got:\s+tensor\(3.5000\)", out)
+
+
+def test_a_raising_block_fails_at_its_page_line(fault_run):
+    _, out = fault_run
+    assert "FAILED docs/raising.md::line:" in out
+    raise_line = line_containing("raising.md", "raise ValueError")
+    assert f"raising.md:{raise_line}: ValueError" in out or (
+        f'docs/raising.md", line {raise_line}' in out or f"raising.md:{raise_line}" in out
+    )
+    assert "ValueError: planted failure" in out
+
+
+def test_a_wrong_output_block_fails_with_expected_and_got(fault_run):
+    _, out = fault_run
+    line = line_of("output_block.md", 'print("got this")')
+    assert f"docs/output_block.md:{line}: the output shown on the page is not what" in out
+    assert "expected that" in out and "got this" in out
+
+
+def test_a_block_that_prints_unseen_output_fails(fault_run):
+    _, out = fault_run
+    line = line_of("silent_print.md", "nobody sees this")
+    assert f"docs/silent_print.md:{line}: the block printed output but the page shows none" in out
+
+
+def test_a_misspelled_requirement_is_a_collection_error(fault_run):
+    _, out = fault_run
+    line = line_of("misspelled.md", "needs-gpu3")
+    assert f"docs/misspelled.md:{line}: unknown requirement 'needs-gpu3'; known:" in out
+    assert "ERROR docs/misspelled.md" in out
+
+
+def test_a_gpu_block_on_a_cpu_machine_is_skipped_with_its_reason(fault_run):
+    _, out = fault_run
+    line = line_of("gpu_block.md", "needs-gpus-64")
+    assert re.search(rf"SKIPPED \[1\] docs/gpu_block.md:{line}: needs 64 CUDA GPUs, found \d+", out)
+    assert "PASSED docs/gpu_block.md" not in out
+
+
+def test_not_run_needs_a_reason(fault_run):
+    _, out = fault_run
+    line = line_of("not_run_no_reason.md", "echo hi")
+    assert f"docs/not_run_no_reason.md:{line}: '% not-run:' needs a reason" in out
+
+
+def test_an_output_block_must_follow_a_block(fault_run):
+    _, out = fault_run
+    line = line_of("dangling_output.md", "hello")
+    assert f"docs/dangling_output.md:{line}: an output block must directly follow" in out
+
+
+def test_a_hanging_block_fails_at_the_timeout_naming_its_page(fault_run):
+    _, out = fault_run
+    assert "FAILED docs/hanging.md::line:" in out
+    assert "Timeout" in out
+
+
+def test_a_good_page_passes_and_its_exemption_is_reported(fault_run):
+    returncode, out = fault_run
+    for line in (line_containing("passing.md", ">>> 1 + 1"), line_of("passing.md", "sum(range")):
+        assert f"PASSED docs/passing.md::line:{line}," in out
+    skip_line = line_of("passing.md", "echo hi")
+    assert f"docs/passing.md:{skip_line}: not run: a shell command shown for reference" in out
+    assert returncode == pytest.ExitCode.TESTS_FAILED
+
+
+def test_the_audit_names_every_block_sybil_would_ignore(tmp_path: Path):
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    page = """\
+        # Ignored blocks
+
+        ```pycon
+        >>> 1 + 1
+        2
+        ```
+
+        ```python title="example.py"
+        x = 1
+        ```
+
+        ```{testcode}
+        x = 1
+        ```
+
+        ```bash
+        echo not exempted
+        ```
+
+        ```{note}
+        Prose in a note is not code.
+        ```
+
+        ```python
+        y = 2
+        ```
+        """
+    (docs / "ignored.md").write_text(textwrap.dedent(page))
+    snippets = tmp_path / "snippets"
+    snippets.mkdir()
+    (snippets / "orphan.py").write_text("print('never included')\n")
+    problems = audit_docs(docs, snippets).problems
+    found = sorted(int(re.search(r"ignored\.md:(\d+):", p)[1]) for p in problems if "ignored" in p)
+    assert found == [3, 8, 12, 16], problems
+    assert any("orphan.py: not literal-included by any page" in p for p in problems)

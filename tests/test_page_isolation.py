@@ -1,0 +1,80 @@
+"""One page cannot change another's results: global torch state is restored after each page."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from planted import run_pytest, write_project
+
+# Runs first (alphabetical): changes everything a page could change.
+MUTATE = """
+    # Mutating page
+
+    ```python
+    import os
+    import torch
+
+    torch.set_default_dtype(torch.float64)
+    torch.set_grad_enabled(False)
+    torch.use_deterministic_algorithms(True)
+    torch.autograd.set_detect_anomaly(True)
+    torch.set_printoptions(precision=1)
+    torch.set_num_threads(1)
+    torch.set_float32_matmul_precision("medium")
+    torch.backends.cudnn.benchmark = True
+    torch.manual_seed(1234)
+    os.environ["TORCHSHEET_LEAK"] = "1"
+    os.chdir("/")
+    ```
+
+    ```python
+    >>> torch.tensor([1.0]).dtype
+    torch.float64
+    ```
+    """
+
+# Runs second: sees the defaults again.
+CHECK = """
+    # Checking page
+
+    ```python
+    >>> import os, torch
+    >>> torch.get_default_dtype(), torch.is_grad_enabled()
+    (torch.float32, True)
+    >>> torch.are_deterministic_algorithms_enabled(), torch.is_anomaly_enabled()
+    (False, False)
+    >>> torch.tensor([1 / 3])
+    tensor([0.3333])
+    >>> torch.get_float32_matmul_precision(), torch.backends.cudnn.benchmark
+    ('highest', False)
+    >>> "TORCHSHEET_LEAK" in os.environ, os.getcwd() == "/"
+    (False, False)
+    >>> torch.rand(2)  # the page seed, 0, not the 1234 the other page set
+    tensor([0.4963, 0.7682])
+    ```
+
+    ```python
+    >>> import torch
+    >>> torch.get_num_threads() == NUM_THREADS
+    True
+    ```
+    """
+
+
+def test_global_state_is_restored_between_pages(tmp_path: Path) -> None:
+    import torch
+
+    check = CHECK.replace("NUM_THREADS", str(torch.get_num_threads()))
+    write_project(tmp_path, {"a_mutate.md": MUTATE, "b_check.md": check})
+    result = run_pytest(tmp_path, "-p", "no:randomly")
+    out = result.stdout + result.stderr
+    assert result.returncode == 0, out
+    assert "11 passed" in out, out
+
+
+def test_the_check_page_can_fail(tmp_path: Path) -> None:
+    """Without the restore the check page fails: run it after a mutation inside the same page."""
+    write_project(tmp_path, {"only.md": MUTATE + "\n" + CHECK.split("\n", 2)[2]})
+    result = run_pytest(tmp_path)
+    assert result.returncode == 1
+    assert "Expected:\n    (torch.float32, True)" in result.stdout
