@@ -24,7 +24,9 @@ NON_CODE_DIRECTIVES = frozenset(
     "admonition attention caution danger error hint important note seealso tip warning "
     "toctree figure image list-table csv-table table math glossary rubric topic sidebar "
     "contents only dropdown tab-set tab-item grid grid-item grid-item-card card margin "
-    "versionadded versionchanged deprecated epigraph div".split()
+    "versionadded versionchanged deprecated epigraph div "
+    # torchsheet's own directives (torchsheet_harness.sphinx_badges)
+    "page-overview".split()
 )
 _INFO = re.compile(r"(?P<info>[^\n]*)$\n", re.MULTILINE)
 _DIRECTIVE = re.compile(r"\{(?P<name>[\w:-]+)\}")
