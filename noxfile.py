@@ -54,3 +54,17 @@ def lint(session: nox.Session) -> None:
     session.install("ruff")
     session.run("ruff", "check", ".")
     session.run("ruff", "format", "--check", ".")
+
+
+@nox.session(python=PYTHON, reuse_venv=False)
+def bench(session: nox.Session) -> None:
+    """Time the suite: fresh env setup, collection, single- vs multi-process blocks, docs build."""
+    import time
+
+    start = time.perf_counter()
+    install(session, "test,docs")
+    setup_seconds = time.perf_counter() - start
+    session.run(
+        "python", "benchmarks/suite_timing.py", "--env-setup-seconds", f"{setup_seconds:.1f}",
+        *session.posargs,
+    )
