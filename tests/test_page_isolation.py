@@ -18,6 +18,7 @@ MUTATE = """
     torch.set_grad_enabled(False)
     torch.use_deterministic_algorithms(True)
     torch.autograd.set_detect_anomaly(True)
+    torch.set_warn_always(True)
     torch.set_printoptions(precision=1)
     torch.set_num_threads(1)
     torch.set_float32_matmul_precision("medium")
@@ -43,6 +44,8 @@ CHECK = """
     (torch.float32, True)
     >>> torch.are_deterministic_algorithms_enabled(), torch.is_anomaly_enabled()
     (False, False)
+    >>> torch.is_warn_always_enabled()
+    False
     >>> torch.tensor([1 / 3])
     tensor([0.3333])
     >>> torch.get_float32_matmul_precision(), torch.backends.cudnn.benchmark
@@ -69,7 +72,7 @@ def test_global_state_is_restored_between_pages(tmp_path: Path) -> None:
     result = run_pytest(tmp_path, "-p", "no:randomly")
     out = result.stdout + result.stderr
     assert result.returncode == 0, out
-    assert "11 passed" in out, out
+    assert "12 passed" in out, out
 
 
 def test_the_check_page_can_fail(tmp_path: Path) -> None:

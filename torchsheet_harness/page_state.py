@@ -43,10 +43,10 @@ def capture_global_state() -> dict[str, Any]:
         "default_dtype": torch.get_default_dtype(),
         "default_device": torch.get_default_device(),
         "grad_enabled": torch.is_grad_enabled(),
-        "inference_mode": torch.is_inference_mode_enabled(),
         "deterministic": torch.are_deterministic_algorithms_enabled(),
         "deterministic_warn_only": torch.is_deterministic_algorithms_warn_only_enabled(),
         "anomaly": torch.is_anomaly_enabled(),
+        "warn_always": torch.is_warn_always_enabled(),
         "num_threads": torch.get_num_threads(),
         "matmul_precision": torch.get_float32_matmul_precision(),
         "cudnn_deterministic": torch.backends.cudnn.deterministic,
@@ -71,6 +71,7 @@ def restore_global_state(state: dict[str, Any]) -> None:
         state["deterministic"], warn_only=state["deterministic_warn_only"]
     )
     torch.autograd.set_detect_anomaly(state["anomaly"])
+    torch.set_warn_always(state["warn_always"])
     torch.set_num_threads(state["num_threads"])
     torch.set_float32_matmul_precision(state["matmul_precision"])
     torch.backends.cudnn.deterministic = state["cudnn_deterministic"]

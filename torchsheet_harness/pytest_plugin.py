@@ -43,17 +43,21 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 
 
 def pytest_terminal_summary(terminalreporter, exitstatus, config) -> None:  # noqa: ARG001
+    """One line a closing note can quote: page examples run, skipped for hardware, exempted."""
     counts: Counter[str] = Counter()
     for outcome in ("passed", "failed", "skipped", "error"):
         for report in terminalreporter.stats.get(outcome, []):
-            if report.when == "call" or outcome in ("skipped", "error"):
-                if "line:" in report.nodeid and report.nodeid.split("::")[0].endswith(".md"):
-                    counts[outcome] += 1
+            if not str(getattr(report, "nodeid", "")).split("::")[0].endswith(".md"):
+                continue
+            if outcome == "skipped" and isinstance(report.longrepr, tuple):
+                exempt = report.longrepr[2].startswith("not run:")
+                counts["exempted (not-run)" if exempt else "skipped (needs hardware)"] += 1
+            elif report.when == "call" or outcome == "error":
+                counts[outcome] += 1
     if counts:
         terminalreporter.write_sep("-", "torchsheet page examples")
-        terminalreporter.write_line(
-            ", ".join(f"{counts[k]} {k}" for k in ("passed", "failed", "skipped", "error"))
-        )
+        order = ("passed", "failed", "error", "skipped (needs hardware)", "exempted (not-run)")
+        terminalreporter.write_line(", ".join(f"{counts[k]} {k}" for k in order))
 
 
 @pytest.hookimpl(hookwrapper=True)
