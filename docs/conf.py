@@ -5,25 +5,29 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-import torch
-
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 project = "torchsheet"
 author = "torchsheet contributors"
 copyright = "2026, torchsheet contributors"
 
-extensions = ["myst_parser", "sphinx_copybutton"]
-myst_enable_extensions = ["substitution", "deflist"]
-# The version line on every page is filled in here, by the build, never typed by hand.
-myst_substitutions = {"torch_version": torch.__version__}
+# torchsheet_harness.sphinx_badges draws each block's requirement badge (from the same
+# declaration that gates its test) and each page's "Verified with torch X" line, which it reads
+# from the results file the test run writes (docs/_build/results.json, or $TORCHSHEET_RESULTS).
+extensions = ["myst_parser", "sphinx_copybutton", "torchsheet_harness.sphinx_badges"]
+myst_enable_extensions = ["deflist"]
 
 exclude_patterns = ["_build", "Thumbs.db", ".DS_Store"]
 html_theme = "furo"
 html_title = "torchsheet"
 html_static_path = ["_static"]
+html_css_files = ["torchsheet.css"]
+html_favicon = "_static/favicon.svg"
+html_theme_options = {"navigation_with_keys": True}
 
-# The copy button copies code only: no >>> / ... prompts and no output lines.
+# The copy button copies code only: no >>> / ... prompts and no output lines. Output blocks
+# (class "output") get no button: they are what the code prints, not code to paste.
+copybutton_selector = "div:not(.output) > div.highlight > pre"
 copybutton_prompt_text = r">>> |\.\.\. "
 copybutton_prompt_is_regexp = True
 copybutton_only_copy_prompt_lines = True
