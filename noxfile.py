@@ -51,9 +51,10 @@ def gpu(session: nox.Session) -> None:
 @nox.session(python=PYTHON)
 def lint(session: nox.Session) -> None:
     """ruff check and ruff format --check over the code and the pages' Python blocks."""
-    session.install("ruff")
+    install(session, "test,lint")
     session.run("ruff", "check", ".")
     session.run("ruff", "format", "--check", ".")
+    session.run("python", "-m", "torchsheet_harness.block_lint", "docs")
 
 
 @nox.session(python=PYTHON, reuse_venv=False)

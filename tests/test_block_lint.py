@@ -1,0 +1,30 @@
+"""The page linter finds an undefined name and an unused import at their page lines."""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+from torchsheet_harness.block_lint import lint_page
+
+
+def test_lint_reports_page_lines(tmp_path: Path) -> None:
+    page = tmp_path / "page.md"
+    page.write_text(
+        textwrap.dedent("""\
+            # Page
+
+            ```python
+            import os
+            x = 1
+            ```
+
+            ```python
+            >>> y = x + undefined_name
+            ```
+            """)
+    )
+    findings = lint_page(page, tmp_path)
+    assert any(f.endswith("page.md:4:8: F401 [*] `os` imported but unused") for f in findings)
+    assert any(":9:13: F821 Undefined name `undefined_name`" in f for f in findings), findings
+    assert len(findings) == 2, findings

@@ -1,0 +1,73 @@
+"""Lint the Python on the pages with ruff, reporting page:line.
+
+A page runs as one module, top to bottom, so its in-process blocks are joined into one file (each
+at its page line) and checked with pyflakes rules: an undefined name, an unused import or a syntax
+error on a page is a defect a reader would copy. Blocks run by torchrun are separate programs and
+are checked one by one. ``python -m torchsheet_harness.block_lint [docs]``
+"""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+from .locations import display_path
+from .self_contained import region_source
+from .sybil_config import page_sybil
+
+RULES = ["--select", "F,E9", "--ignore", "F811"]
+_RUFF_LINE = re.compile(r"^[^:]+:(?P<line>\d+):(?P<col>\d+): (?P<message>.*)$")
+
+
+def page_modules(page: Path, docs: Path) -> list[tuple[str, int]]:
+    """(source, first line) of each program on the page: the page module, then torchrun blocks."""
+    document = page_sybil(docs).parse(page)
+    lines: list[str] = []
+    programs: list[tuple[str, int]] = []
+    for example in document.examples():
+        region = example.region
+        requirement = getattr(region, "requirement", None)
+        source = region_source(region)
+        if not source.strip() or region.parsed is None:
+            continue  # scripts and exempted blocks
+        offset = getattr(region.parsed, "line_offset", None)
+        first = example.line + (offset + 1 if offset is not None else 0)
+        if requirement is not None and requirement.torchrun:
+            programs.append((source, first))
+            continue
+        lines.extend([""] * (first - 1 - len(lines)))
+        lines.extend(source.rstrip("\n").splitlines())
+    return [("\n".join(lines) + "\n", 1), *programs]
+
+
+def lint_page(page: Path, docs: Path) -> list[str]:
+    """ruff's findings for one page, each as 'page:line:col: message'."""
+    findings = []
+    for source, first in page_modules(page, docs):
+        padded = "\n" * (first - 1) + source if first > 1 else source
+        result = subprocess.run(
+            [sys.executable, "-m", "ruff", "check", *RULES, "--output-format", "concise",
+             "--stdin-filename", "page.py", "-"],
+            input=padded, capture_output=True, text=True,
+        )
+        for line in result.stdout.splitlines():
+            if match := _RUFF_LINE.match(line):
+                findings.append(
+                    f"{display_path(page)}:{match['line']}:{match['col']}: {match['message']}"
+                )
+    return findings
+
+
+def main(argv: list[str]) -> int:
+    docs = Path(argv[0] if argv else "docs")
+    findings = []
+    for page in sorted(p for p in docs.rglob("*.md") if "_build" not in p.parts):
+        findings += lint_page(page, docs)
+    print("\n".join(findings) or "page blocks: no findings")
+    return 1 if findings else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1:]))
