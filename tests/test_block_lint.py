@@ -26,5 +26,5 @@ def test_lint_reports_page_lines(tmp_path: Path) -> None:
     )
     findings = lint_page(page, tmp_path)
     assert any(f.endswith("page.md:4:8: F401 [*] `os` imported but unused") for f in findings)
-    assert any(":9:13: F821 Undefined name `undefined_name`" in f for f in findings), findings
+    assert any(":9:9: F821 Undefined name `undefined_name`" in f for f in findings), findings
     assert len(findings) == 2, findings
