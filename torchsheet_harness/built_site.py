@@ -1,0 +1,211 @@
+"""The built HTML site as the site tests see it: built once, served on localhost, its code blocks.
+
+Used by tests/test_html.py, tests/test_copy_paste.py and tests/test_browser.py. The site is built
+with ``sphinx-build -W`` from docs/ into a temporary folder (about ten seconds), or taken from
+``$TORCHSHEET_HTML`` when that names an already built site.
+"""
+
+from __future__ import annotations
+
+import html
+import os
+import re
+import subprocess
+import sys
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from functools import cache
+from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+DOCS = ROOT / "docs"
+BUILD_TIMEOUT_SECONDS = 300
+
+
+class BuildError(RuntimeError):
+    """sphinx-build failed (a warning counts, as with -W in nox -s docs)."""
+
+
+def build_site(out_dir: Path) -> Path:
+    """Build docs/ into ``out_dir`` with warnings as errors and no test results; its path."""
+    if os.environ.get("TORCHSHEET_HTML"):
+        return Path(os.environ["TORCHSHEET_HTML"]).resolve()
+    outcome = _build_once(out_dir)
+    if isinstance(outcome, BuildError):
+        raise outcome  # the same failure for every test that needs the site, built once
+    return outcome
+
+
+@cache
+def _build_once(out_dir: Path) -> Path | BuildError:
+    env = {k: v for k, v in os.environ.items() if k != "TORCHSHEET_RESULTS"}
+    command = [
+        sys.executable, "-m", "sphinx", "-W", "--keep-going", "-q", "-b", "html",
+        "-d", str(out_dir / ".doctrees"),
+        # No results file: the site tests must not depend on the last test run.
+        "-D", f"torchsheet_results_file={out_dir / 'no-results.json'}",
+        str(DOCS), str(out_dir),
+    ]  # fmt: skip
+    finished = subprocess.run(
+        command, capture_output=True, text=True, env=env, timeout=BUILD_TIMEOUT_SECONDS
+    )
+    if finished.returncode != 0:
+        return BuildError(f"sphinx-build -W failed:\n{finished.stderr}{finished.stdout}")
+    return out_dir
+
+
+@contextmanager
+def serve(directory: Path) -> Iterator[str]:
+    """Serve ``directory`` on 127.0.0.1 on a free port, in a thread; yields the base URL."""
+
+    class Quiet(SimpleHTTPRequestHandler):
+        def __init__(self, *args, **kwargs) -> None:
+            super().__init__(*args, directory=str(directory), **kwargs)
+
+        def log_message(self, format: str, *args: object) -> None:  # noqa: A002
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Quiet)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}/"
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join(timeout=10)
+
+
+def pages(site: Path) -> list[Path]:
+    """The HTML of every page built from docs/*.md (not search or index pages Sphinx adds)."""
+    return sorted(
+        site / md.relative_to(DOCS).with_suffix(".html")
+        for md in DOCS.rglob("*.md")
+        if "_build" not in md.relative_to(DOCS).parts
+    )
+
+
+_BLOCK = re.compile(
+    r'<div class="(?P<classes>[^"]*\bhighlight-(?P<language>[\w+-]+)\b[^"]*)">'
+    r'<div class="highlight"><pre>(?P<body>.*?)</pre>',
+    re.DOTALL,
+)
+_HEADING = re.compile(r"<h[1-6][^>]*>(?P<title>.*?)<a class=\"headerlink\"", re.DOTALL)
+
+
+@dataclass(frozen=True)
+class HtmlBlock:
+    """One highlighted code block as a browser shows it."""
+
+    page: Path
+    index: int
+    classes: frozenset[str]
+    language: str
+    text: str  # the <pre>'s text, as innerText gives it to the copy button
+    section: str
+
+    @property
+    def is_output(self) -> bool:
+        return "output" in self.classes
+
+    @property
+    def needs(self) -> str:
+        return " ".join(sorted(name for name in self.classes if name.startswith("needs-")))
+
+
+def html_blocks(page: Path) -> list[HtmlBlock]:
+    """Every highlighted code block of a built page, in page order."""
+    text = page.read_text(encoding="utf-8")
+    headings = [(m.start(), _strip_tags(m["title"]).strip()) for m in _HEADING.finditer(text)]
+    blocks = []
+    for index, match in enumerate(_BLOCK.finditer(text)):
+        section = next((t for pos, t in reversed(headings) if pos < match.start()), "")
+        blocks.append(
+            HtmlBlock(
+                page=page,
+                index=index,
+                classes=frozenset(match["classes"].split()),
+                language=match["language"],
+                text=_strip_tags(match["body"]),
+                section=section,
+            )
+        )
+    return blocks
+
+
+def _strip_tags(fragment: str) -> str:
+    return html.unescape(re.sub(r"<[^>]+>", "", fragment))
+
+
+# ---------------------------------------------------------------------------------------------
+# What sphinx-copybutton puts on the clipboard
+
+
+@dataclass(frozen=True)
+class CopySettings:
+    """The arguments the built copybutton.js passes to its formatCopyText."""
+
+    prompt: str
+    is_regexp: bool
+    only_prompt_lines: bool
+    remove_prompts: bool
+    copy_empty_lines: bool
+    line_continuation: str
+    here_doc_delimiter: str
+
+
+_CALL = re.compile(
+    r"return formatCopyText\(text, '(?P<prompt>(?:[^'\\]|\\.)*)', (?P<regexp>true|false), "
+    r"(?P<only>true|false), (?P<remove>true|false), (?P<empty>true|false), "
+    r"'(?P<cont>(?:[^'\\]|\\.)*)', '(?P<heredoc>(?:[^'\\]|\\.)*)'\)"
+)
+
+
+def copy_settings(site: Path) -> CopySettings:
+    """Read the copy button's settings from the built ``_static/copybutton.js``."""
+    source = (site / "_static" / "copybutton.js").read_text(encoding="utf-8")
+    match = _CALL.search(source)
+    if match is None:
+        raise ValueError("formatCopyText call not found in _static/copybutton.js")
+
+    def js_string(value: str) -> str:
+        return value.encode().decode("unicode_escape")
+
+    return CopySettings(
+        prompt=js_string(match["prompt"]),
+        is_regexp=match["regexp"] == "true",
+        only_prompt_lines=match["only"] == "true",
+        remove_prompts=match["remove"] == "true",
+        copy_empty_lines=match["empty"] == "true",
+        line_continuation=js_string(match["cont"]),
+        here_doc_delimiter=js_string(match["heredoc"]),
+    )
+
+
+def copied_text(text: str, settings: CopySettings) -> str:
+    """What the copy button yields for a block: sphinx-copybutton's formatCopyText, in Python."""
+    prompt = settings.prompt if settings.is_regexp else re.escape(settings.prompt)
+    regexp = re.compile(f"^({prompt})(.*)")
+    lines, got_prompt = [], []
+    continued = in_here_doc = False
+    for line in text.split("\n"):
+        match = regexp.match(line)
+        if match or continued or in_here_doc:
+            found = match is not None
+            got_prompt.append(found)
+            lines.append(match[2] if settings.remove_prompts and found else line)
+            continued = bool(settings.line_continuation) and line.endswith(
+                settings.line_continuation
+            )
+            if settings.here_doc_delimiter and settings.here_doc_delimiter in line:
+                in_here_doc = not in_here_doc
+        elif not settings.only_prompt_lines:
+            lines.append(line)
+        elif settings.copy_empty_lines and line.strip() == "":
+            lines.append(line)
+    if any(got_prompt):
+        text = "\n".join(lines)
+    return text.removesuffix("\n")
