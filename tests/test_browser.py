@@ -1,0 +1,231 @@
+"""The built site in a real browser: headless Chromium (Debian's) driven by selenium.
+
+Against the site served on 127.0.0.1 (external hosts are unresolvable to the browser): the
+landing page renders with its navigation and status line; the offline search finds
+"contiguous"; a CUDA block shows its badge; the copy button on a ``>>>`` block puts the code
+without prompts or output on the clipboard, exactly what the Python port of copybutton (used by
+tests/test_copy_paste.py) computes, for every block of that page; no resource comes from
+another host and the console has no errors. Screenshots land in docs/_build/screenshots/.
+Skipped with the reason where Chromium, chromedriver or selenium is missing (.ci/run installs
+the Debian packages listed in .ci/apt-packages.txt).
+"""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from torchsheet_harness.built_site import (
+    DOCS,
+    build_site,
+    copied_text,
+    copy_settings,
+    html_blocks,
+    pages,
+    serve,
+)
+
+SCREENSHOTS = DOCS / "_build" / "screenshots"
+WAIT_SECONDS = 20
+CHROMIUM_FLAGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--disable-dev-shm-usage",
+    "--window-size=1280,900",
+    # Nothing but the local server resolves: a third-party request fails loudly.
+    "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1",
+]
+
+
+def find(*names: str) -> str | None:
+    return next((path for name in names if (path := shutil.which(name))), None)
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return build_site(tmp_path_factory.getbasetemp() / "torchsheet-html")
+
+
+@pytest.fixture(scope="module")
+def base_url(site: Path) -> Iterator[str]:
+    with serve(site) as url:
+        yield url
+
+
+@pytest.fixture(scope="module")
+def browser(tmp_path_factory: pytest.TempPathFactory) -> Iterator[object]:
+    webdriver = pytest.importorskip("selenium.webdriver", reason="selenium is not installed")
+    chromium = find("chromium", "chromium-browser")
+    driver_path = find("chromedriver")
+    if chromium is None or driver_path is None:
+        pytest.skip(
+            "Chromium or chromedriver not found (Debian: apt install chromium chromium-driver)"
+        )
+    options = webdriver.ChromeOptions()
+    options.binary_location = chromium
+    for flag in CHROMIUM_FLAGS:
+        options.add_argument(flag)
+    options.add_argument(f"--user-data-dir={tmp_path_factory.mktemp('chromium-profile')}")
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    service = webdriver.ChromeService(executable_path=driver_path)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("SE_OFFLINE", "true")  # Selenium Manager must never download a browser
+        driver = webdriver.Chrome(options=options, service=service)
+    driver.set_page_load_timeout(WAIT_SECONDS)
+    try:
+        yield driver
+    finally:
+        driver.quit()
+
+
+def wait_for(driver: object, script: str, what: str) -> object:
+    """Poll ``script`` (a JS expression) in the page until it is truthy; its value."""
+    from selenium.common.exceptions import TimeoutException
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    try:
+        return WebDriverWait(driver, WAIT_SECONDS).until(
+            lambda d: d.execute_script(f"return {script}")
+        )
+    except TimeoutException:
+        pytest.fail(f"timed out after {WAIT_SECONDS}s waiting for {what}")
+
+
+def problems_in(driver: object, base_url: str) -> list[str]:
+    """Console errors since the last call, and resources fetched from anywhere but the site."""
+    errors = [entry["message"] for entry in driver.get_log("browser") if entry["level"] == "SEVERE"]
+    resources = driver.execute_script(
+        "return performance.getEntriesByType('resource').map(e => e.name)"
+    )
+    foreign = [url for url in resources if not url.startswith((base_url, "data:", "blob:"))]
+    return errors + [f"fetched from elsewhere: {url}" for url in foreign]
+
+
+def screenshot(driver: object, name: str) -> None:
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    driver.save_screenshot(str(SCREENSHOTS / name))
+
+
+def real_copy_functions(site: Path) -> str:
+    """The JavaScript source of copybutton's filterText and formatCopyText, from the build."""
+    source = (site / "_static" / "copybutton.js").read_text(encoding="utf-8")
+    start, end = source.index("function escapeRegExp"), source.index("var copyTargetText")
+    return source[start:end] + ";\n"
+
+
+def cuda_page(site: Path) -> Path:
+    with_cuda = [p for p in pages(site) if any("needs-cuda" in b.classes for b in html_blocks(p))]
+    assert with_cuda, "no page has a needs-cuda block (docs/tensors/creating.md should)"
+    return with_cuda[0]
+
+
+def test_landing_page_renders(browser, base_url: str) -> None:
+    browser.get(base_url + "index.html")
+    assert "torchsheet" in browser.title
+    heading = browser.find_element("css selector", "article h1")
+    assert heading.is_displayed() and heading.text.startswith("torchsheet")
+    status = browser.find_element("css selector", "article .ts-status")
+    assert status.is_displayed() and status.text
+    captions = [e.get_attribute("textContent").strip() for e in browser.find_elements(
+        "css selector", ".sidebar-tree p.caption")]  # fmt: skip
+    assert captions[:1] == ["Tensors"], captions
+    overview = browser.find_elements("css selector", "ul.ts-overview li a")
+    assert len(overview) >= 2, "the landing page lists the pages"
+    screenshot(browser, "landing.png")
+    browser.execute_script("document.body.dataset.theme = 'dark'")
+    screenshot(browser, "landing-dark.png")
+    browser.execute_script("document.body.dataset.theme = 'auto'")
+    assert problems_in(browser, base_url) == []
+
+
+def test_cuda_block_shows_its_badge(browser, base_url: str, site: Path) -> None:
+    page = cuda_page(site)
+    browser.get(base_url + page.relative_to(site).as_posix())
+    screenshot(browser, f"{page.stem}.png")
+    badge = browser.find_element(
+        "xpath", "//div[contains(@class,'ts-requirement')][following-sibling::div["
+        "contains(@class,'needs-cuda')]]//span[@class='ts-badge']"
+    )  # fmt: skip
+    browser.execute_script(
+        "arguments[0].scrollIntoView({block: 'center', behavior: 'instant'})", badge
+    )
+    assert badge.is_displayed() and badge.text == "CUDA"
+    assert "pytest -m gpu" in badge.get_attribute("title")
+    how = badge.find_element("xpath", "following-sibling::span[@class='ts-how']")
+    assert how.is_displayed() and "pytest -m gpu" in how.text
+    screenshot(browser, f"{page.stem}-badge.png")
+    browser.execute_script("document.body.dataset.theme = 'dark'")
+    screenshot(browser, f"{page.stem}-badge-dark.png")
+    browser.execute_script("document.body.dataset.theme = 'auto'")
+    assert problems_in(browser, base_url) == []
+
+
+def test_copy_button_copies_code_without_prompts(browser, base_url: str, site: Path) -> None:
+    from selenium.webdriver.common.action_chains import ActionChains
+
+    page = cuda_page(site)
+    settings = copy_settings(site)
+    browser.get(base_url + page.relative_to(site).as_posix())
+    wait_for(browser, "document.querySelectorAll('button.copybtn').length", "copy buttons")
+    # Every block on the page: the real formatCopyText gives what the Python port gives. (The
+    # built copybutton.js keeps its functions in a closure; run their source from that file.)
+    functions = real_copy_functions(site)
+    in_browser = browser.execute_script(
+        functions + "return [...document.querySelectorAll('div.highlight pre')]"
+        ".map(pre => formatCopyText(filterText(pre, '.linenos'), ...arguments))",
+        settings.prompt, settings.is_regexp, settings.only_prompt_lines, settings.remove_prompts,
+        settings.copy_empty_lines, settings.line_continuation, settings.here_doc_delimiter,
+    )  # fmt: skip
+    blocks = html_blocks(page)
+    assert in_browser == [copied_text(block.text, settings) for block in blocks]
+    # A real click on the first CPU >>> block's button; catch what lands on the clipboard.
+    index = next(i for i, b in enumerate(blocks) if b.text.startswith(">>>") and not b.needs)
+    browser.execute_script(
+        "window.__copied = null; document.addEventListener('copy', e => {"
+        "  const t = e.target; window.__copied = t && t.value !== undefined ? t.value"
+        "    : String(document.getSelection()); }, true)"
+    )
+    pre = browser.find_elements("css selector", "div.highlight pre")[index]
+    browser.execute_script(
+        "arguments[0].scrollIntoView({block: 'center', behavior: 'instant'})", pre
+    )
+    button = pre.find_element("xpath", "following-sibling::button[contains(@class,'copybtn')]")
+    ActionChains(browser).move_to_element(pre).move_to_element(button).click().perform()
+    copied = wait_for(browser, "window.__copied", "the copy event")
+    assert copied == copied_text(blocks[index].text, settings)
+    assert ">>>" not in copied and "... " not in copied
+    outputs = [line for line in blocks[index].text.splitlines() if not line.startswith(">>>")]
+    assert not any(line and line in copied.splitlines() for line in outputs if line != "...")
+    assert button.get_attribute("data-tooltip") == "Copied!"
+    # Output blocks have no copy button.
+    assert not browser.find_elements("css selector", "div.output button.copybtn")
+    assert problems_in(browser, base_url) == []
+
+
+def test_offline_search_finds_contiguous(browser, base_url: str, site: Path) -> None:
+    with_word = [p for p in pages(site) if "contiguous" in p.read_text(encoding="utf-8").lower()]
+    assert with_word, "no page mentions 'contiguous'"
+    browser.get(base_url + "search.html?q=contiguous")
+    count = wait_for(
+        browser,
+        "document.querySelectorAll('#search-results ul.search li').length",
+        "search results for 'contiguous'",
+    )
+    assert count >= 1
+    links = browser.execute_script(
+        "return [...document.querySelectorAll('#search-results ul.search li a')]"
+        ".map(a => a.getAttribute('href'))"
+    )
+    found = {link.split("?")[0].split("#")[0] for link in links}
+    expected = {p.relative_to(site).as_posix() for p in with_word}
+    assert found & expected, (found, expected)
+    assert problems_in(browser, base_url) == []
