@@ -52,7 +52,7 @@ def find(*names: str) -> str | None:
 
 @pytest.fixture(scope="module")
 def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return build_site(tmp_path_factory.getbasetemp() / "torchsheet-html")
+    return build_site(tmp_path_factory.getbasetemp())
 
 
 @pytest.fixture(scope="module")

@@ -39,7 +39,7 @@ SOURCES = sorted(p for p in DOCS.rglob("*.md") if "_build" not in p.relative_to(
 
 @pytest.fixture(scope="session")
 def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return build_site(tmp_path_factory.getbasetemp() / "torchsheet-html")
+    return build_site(tmp_path_factory.getbasetemp())
 
 
 def pasted_blocks(blocks: list[HtmlBlock]) -> list[tuple[HtmlBlock, HtmlBlock | None]]:

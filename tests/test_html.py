@@ -40,7 +40,7 @@ BADGE = re.compile(
 
 @pytest.fixture(scope="session")
 def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return build_site(tmp_path_factory.getbasetemp() / "torchsheet-html")
+    return build_site(tmp_path_factory.getbasetemp())
 
 
 def test_site_builds_without_warnings(site: Path) -> None:
@@ -220,6 +220,19 @@ def test_the_status_line_comes_from_the_results_file(
     status = re.search(r'<p class="ts-status[^>]*>(.*?)</p>', html)
     assert status is not None and status[1] == expected
     assert "Needs CUDA; tested with <code>pytest -m gpu</code>" in html
+
+
+def test_a_page_where_nothing_ran_does_not_say_verified() -> None:
+    entry = {
+        "passed": 0,
+        "skipped": 2,
+        "needs_hardware": {"CUDA": 2},
+        "torch": "2",
+        "device": "CPU",
+    }
+    status = status_of([entry])
+    assert status.state == "unverified" and "Verified" not in status.text
+    assert "2 need CUDA, which the test machine (torch 2 on CPU) lacked" in status.text
 
 
 def test_a_failing_page_never_says_verified() -> None:

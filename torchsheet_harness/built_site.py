@@ -7,6 +7,7 @@ with ``sphinx-build -W`` from docs/ into a temporary folder (about ten seconds),
 
 from __future__ import annotations
 
+import fcntl
 import html
 import os
 import re
@@ -16,7 +17,6 @@ import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from functools import cache
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
@@ -29,32 +29,44 @@ class BuildError(RuntimeError):
     """sphinx-build failed (a warning counts, as with -W in nox -s docs)."""
 
 
-def build_site(out_dir: Path) -> Path:
-    """Build docs/ into ``out_dir`` with warnings as errors and no test results; its path."""
+def build_site(base: Path) -> Path:
+    """The site for this test session: $TORCHSHEET_HTML, or docs/ built once under ``base``.
+
+    ``base`` is pytest's base temporary folder. pytest-xdist workers share its parent, so the
+    site is built there once under a lock and the other workers wait for it; a failed build is
+    recorded next to it and reported by every test that needs the site.
+    """
     if os.environ.get("TORCHSHEET_HTML"):
         return Path(os.environ["TORCHSHEET_HTML"]).resolve()
-    outcome = _build_once(out_dir)
-    if isinstance(outcome, BuildError):
-        raise outcome  # the same failure for every test that needs the site, built once
-    return outcome
+    shared = base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
+    out, failure = shared / "torchsheet-html", shared / "torchsheet-html.failed"
+    with open(shared / "torchsheet-html.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not (out / "index.html").is_file() and not failure.is_file():
+            error = _build(out)
+            if error is not None:
+                failure.write_text(error, encoding="utf-8")
+    if failure.is_file():
+        raise BuildError(failure.read_text(encoding="utf-8"))
+    return out
 
 
-@cache
-def _build_once(out_dir: Path) -> Path | BuildError:
+def _build(out_dir: Path) -> str | None:
+    """Run sphinx-build -W into ``out_dir``; None on success, else its warnings."""
     env = {k: v for k, v in os.environ.items() if k != "TORCHSHEET_RESULTS"}
     command = [
         sys.executable, "-m", "sphinx", "-W", "--keep-going", "-q", "-b", "html",
-        "-d", str(out_dir / ".doctrees"),
+        "-d", str(out_dir.with_name("torchsheet-doctrees")),
         # No results file: the site tests must not depend on the last test run.
-        "-D", f"torchsheet_results_file={out_dir / 'no-results.json'}",
+        "-D", f"torchsheet_results_file={out_dir.with_name('no-results.json')}",
         str(DOCS), str(out_dir),
     ]  # fmt: skip
     finished = subprocess.run(
         command, capture_output=True, text=True, env=env, timeout=BUILD_TIMEOUT_SECONDS
     )
     if finished.returncode != 0:
-        return BuildError(f"sphinx-build -W failed:\n{finished.stderr}{finished.stdout}")
-    return out_dir
+        return f"sphinx-build -W failed:\n{finished.stderr}{finished.stdout}"
+    return None
 
 
 @contextmanager

@@ -117,6 +117,15 @@ def status_of(entries: list[dict[str, Any]], pages_without_result: int = 0) -> S
             detail,
             total,
         )
+    if not total["passed"]:
+        lacked = f"{_lacked(needs)}, which the test machine ({where}) lacked" if needs else ""
+        return Status(
+            "unverified",
+            "Not verified: no block of this page ran in the last test run"
+            + (f"; {lacked}." if lacked else "."),
+            detail,
+            total,
+        )
     text = f"Verified with {where}: {_plural(total['passed'], 'block')} passed"
     if len(entries) > 1:
         text += f" on {_plural(len(entries), 'page')}"
