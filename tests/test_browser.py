@@ -206,7 +206,12 @@ def test_copy_button_copies_code_without_prompts(browser, base_url: str, site: P
     outputs = [line for line in blocks[index].text.splitlines() if not line.startswith(">>>")]
     assert not any(line and line in copied.splitlines() for line in outputs if line != "...")
     assert button.get_attribute("data-tooltip") == "Copied!"
-    # Output blocks have no copy button.
+    # Output blocks are labelled and have no copy button.
+    labels = browser.execute_script(
+        "return [...document.querySelectorAll('div.output')]"
+        ".map(d => getComputedStyle(d, '::before').content)"
+    )
+    assert set(labels) <= {'"Output"'}
     assert not browser.find_elements("css selector", "div.output button.copybtn")
     assert problems_in(browser, base_url) == []
 
