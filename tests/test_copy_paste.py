@@ -55,12 +55,17 @@ def pasted_blocks(blocks: list[HtmlBlock]) -> list[tuple[HtmlBlock, HtmlBlock | 
     return chosen
 
 
-def where(block: HtmlBlock, source: Path) -> str:
-    """'docs/page.md:LINE (§ Section)': the block's first line found in the page source."""
-    first = next((line for line in block.text.splitlines() if line.strip()), "")
+def source_lines(blocks: list[HtmlBlock], source: Path) -> dict[int, int]:
+    """Block index → line of its first line in the page source, found in page order."""
     lines = source.read_text(encoding="utf-8").splitlines()
-    number = next((n for n, line in enumerate(lines, 1) if line.strip() == first.strip()), 0)
-    return f"{source.relative_to(DOCS.parent)}:{number} (§ {block.section})"
+    found, cursor = {}, 0
+    for block in blocks:
+        first = next((line.strip() for line in block.text.splitlines() if line.strip()), "")
+        for number in range(cursor, len(lines)):
+            if lines[number].strip() == first:
+                found[block.index], cursor = number + 1, number + 1
+                break
+    return found
 
 
 def statements_of(doctest_text: str) -> list[str]:
@@ -73,12 +78,16 @@ def statements_of(doctest_text: str) -> list[str]:
 def test_page_pastes_into_a_fresh_interpreter(source: Path, site: Path, tmp_path: Path) -> None:
     settings = copy_settings(site)
     page = site / source.relative_to(DOCS).with_suffix(".html")
-    chosen = pasted_blocks(html_blocks(page))
+    blocks = html_blocks(page)
+    chosen = pasted_blocks(blocks)
     if not chosen:
         pytest.skip("no CPU Python block on this page")
+    lines = source_lines(blocks, source)
     steps, problems = [], []
     for block, output in chosen:
-        name = where(block, source)
+        name = (
+            f"{source.relative_to(DOCS.parent)}:{lines.get(block.index, '?')} (§ {block.section})"
+        )
         copied = copied_text(block.text, settings)
         if block.text.startswith(">>>"):
             pasted = [line for line in copied.splitlines() if line.strip()]
