@@ -1,0 +1,154 @@
+"""The private Slurm cluster is safe: its own files and ports, no real cluster touched, nothing left.
+
+Most tests here start no daemon. ``test_stop_leaves_nothing`` starts one cluster; the cluster's
+machine-wide lock keeps it from overlapping with the Slurm page under ``pytest -n``.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import re
+import time
+from pathlib import Path
+from unittest import SkipTest
+
+import pytest
+
+from torchsheet_harness import slurm_cluster
+from torchsheet_harness.requirements import Requirement
+from torchsheet_harness.slurm_cluster import SlurmCluster, SlurmUnavailable
+from torchsheet_harness.slurm_launcher import SlurmBlock
+
+
+@pytest.fixture
+def written(tmp_path: Path) -> SlurmCluster:
+    """A cluster whose files are written under tmp_path, with no daemon started."""
+    cluster = SlurmCluster(cpus_per_node=2)
+    cluster.nodes = ["node-a", "node-b"]
+    cluster.root = tmp_path
+    cluster._write_files()
+    yield cluster
+    cluster.root = None
+
+
+def test_config_keeps_everything_in_its_directory(written: SlurmCluster) -> None:
+    conf = written.conf.read_text()
+    root = str(written.root)
+    for key in ("StateSaveLocation", "SlurmdSpoolDir", "SlurmctldPidFile", "SlurmdPidFile",
+                "SlurmctldLogFile", "SlurmdLogFile"):
+        value = re.search(rf"^{key}=(\S+)$", conf, re.MULTILINE)[1]
+        assert value.startswith(root + "/"), (key, value)
+    assert f"AuthInfo=socket={written.munge_socket}" in conf
+    assert re.search(r"^ClusterName=torchsheet\d+$", conf, re.MULTILINE)
+    for line in ("ProctrackType=proctrack/linuxproc", "TaskPlugin=task/none",
+                 "SelectType=select/cons_tres", "AccountingStorageType=accounting_storage/none"):
+        assert line in conf.splitlines()
+    assert "cgroup" not in conf
+    assert conf.count("NodeName=") == 2 and "CPUs=2" in conf
+
+
+def test_ports_are_free_and_distinct(written: SlurmCluster) -> None:
+    conf = written.conf.read_text()
+    ports = [int(port) for port in re.findall(r"(?:SlurmctldPort|Port)=(\d+)", conf)]
+    assert len(ports) == 3 and len(set(ports)) == 3
+    assert 6817 not in ports and 6818 not in ports  # Slurm's defaults, a real cluster's
+
+
+def test_munge_key_is_private(written: SlurmCluster) -> None:
+    key = written.root / "munge" / "munge.key"
+    assert key.stat().st_mode & 0o777 == 0o600
+    assert key.stat().st_size == 1024
+
+
+def test_clients_reach_only_this_cluster(
+    written: SlurmCluster, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # As if pytest itself ran inside a job of a real cluster.
+    monkeypatch.setenv("SLURM_CONF", "/etc/slurm/slurm.conf")
+    monkeypatch.setenv("SLURM_JOB_ID", "4242")
+    env = written.env({"EXTRA": "1"})
+    assert env["SLURM_CONF"] == str(written.conf)
+    assert "SLURM_JOB_ID" not in env and env["EXTRA"] == "1"
+
+
+def test_not_root_is_a_reason(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(slurm_cluster.shutil, "which", lambda name: f"/usr/bin/{name}")
+    monkeypatch.setattr(slurm_cluster.os, "geteuid", lambda: 1000)
+    assert "needs root" in slurm_cluster.unavailable_reason()
+
+
+def test_missing_binaries_are_a_reason(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(slurm_cluster.shutil, "which", lambda name: None)
+    assert "slurm-wlm" in slurm_cluster.unavailable_reason()
+
+
+def test_refuses_next_to_running_daemons(monkeypatch: pytest.MonkeyPatch) -> None:
+    if os.geteuid() != 0:
+        pytest.skip("the daemon check comes after the root check")
+    monkeypatch.setattr(slurm_cluster.shutil, "which", lambda name: f"/usr/bin/{name}")
+    monkeypatch.setattr(slurm_cluster, "running_daemons", lambda: [(4321, "slurmctld")])
+    assert "slurmctld (pid 4321)" in slurm_cluster.unavailable_reason()
+    cluster = SlurmCluster()
+    with pytest.raises(SlurmUnavailable, match="already runs here"):
+        cluster.start()
+    assert cluster.root is None and cluster.daemons == [] and cluster._lock is None
+
+
+def test_one_cluster_at_a_time(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    lock = tmp_path / "cluster.lock"
+    monkeypatch.setattr(slurm_cluster, "LOCK_FILE", lock)
+    monkeypatch.setattr(slurm_cluster, "LOCK_WAIT_SECONDS", 0.3)
+    holder = os.open(lock, os.O_RDWR | os.O_CREAT)
+    fcntl.flock(holder, fcntl.LOCK_EX)  # as another pytest worker's cluster would
+    try:
+        with pytest.raises(SlurmUnavailable, match="another private cluster"):
+            SlurmCluster().start()
+    finally:
+        os.close(holder)
+
+
+def test_block_is_skipped_with_the_reason(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    def refuse(self: SlurmCluster) -> None:
+        raise SlurmUnavailable("Slurm or munge already runs here (slurmd (pid 1))")
+
+    monkeypatch.setattr(SlurmCluster, "start", refuse)
+    script = tmp_path / "job.sbatch"
+    script.write_text("#!/bin/bash\necho hi\n")
+    block = SlurmBlock(Requirement(slurm=True), "page.md:1", script=script)
+    with pytest.raises(SkipTest, match="already runs here"):
+        block(example=None)
+
+
+@pytest.mark.slurm
+def test_stop_leaves_nothing(tmp_path: Path) -> None:
+    """A job still running at stop is killed; no daemon, step or job process of ours is left."""
+    reason = slurm_cluster.unavailable_reason()
+    if reason is not None:
+        pytest.skip(reason)
+    script = tmp_path / "sleeper.sbatch"
+    script.write_text(f"#!/bin/bash\necho $$ > {tmp_path}/job.pid\nsleep 600\n")
+    seen: set[int] = set()
+    with SlurmCluster() as cluster:
+        root = cluster.root
+        submitted = cluster.run(["sbatch", "--parsable", str(script)])
+        assert submitted.ok, submitted.describe()
+        deadline = time.monotonic() + 30
+        while not (tmp_path / "job.pid").exists():
+            assert time.monotonic() < deadline, cluster.logs()
+            time.sleep(0.1)
+        seen.update(proc.pid for proc in cluster.daemons)
+        seen.update(cluster.leftover_processes())
+        seen.add(int((tmp_path / "job.pid").read_text()))
+    alive = [pid for pid in seen if _alive(pid)]
+    assert alive == [], f"left running after stop: {alive}"
+    assert not root.exists()
+    assert cluster.started_seconds < 30 and cluster.stopped_seconds < 30
+
+
+def _alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except (OSError, IndexError):
+        return False
+    return state != "Z"
