@@ -102,9 +102,7 @@ def run_together(block: PageCommands) -> list[Finished]:
 
         def run(command: str) -> Finished:
             argv, env = argv_for(command, port, block.snippets)
-            return run_command(
-                argv, timeout=TIMEOUT_SECONDS, cwd=workdir, env=launch_env(0, env)
-            )
+            return run_command(argv, timeout=TIMEOUT_SECONDS, cwd=workdir, env=launch_env(0, env))
 
         with ThreadPoolExecutor(len(block.commands)) as pool:
             return list(pool.map(run, block.commands))
@@ -122,8 +120,10 @@ def test_the_page_has_marked_blocks() -> None:
 @pytest.mark.parametrize("block", BLOCKS, ids=lambda block: f"launching.md:{block.line}")
 def test_page_commands(block: PageCommands) -> None:
     # The c10d block runs one command on every node: start it twice, as two nodes.
-    commands = block.commands if len(block.commands) > 1 or "--rdzv" not in block.commands[0] else (
-        block.commands * 2
+    commands = (
+        block.commands
+        if len(block.commands) > 1 or "--rdzv" not in block.commands[0]
+        else (block.commands * 2)
     )
     finished = run_together(PageCommands(block.line, commands, block.expected, block.snippets))
     failed = [run.describe() for run in finished if not run.ok]
@@ -141,6 +141,11 @@ def test_commands_are_rewritten_for_this_host() -> None:
     )
     assert env == {"X": "1"}
     assert argv[3:] == [
-        "--rdzv-endpoint", "127.0.0.1:1234", "--master-addr", "127.0.0.1",
-        "--master-port", "1234", "/s/a.py",
+        "--rdzv-endpoint",
+        "127.0.0.1:1234",
+        "--master-addr",
+        "127.0.0.1",
+        "--master-port",
+        "1234",
+        "/s/a.py",
     ]

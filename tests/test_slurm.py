@@ -1,4 +1,4 @@
-"""The private Slurm cluster is safe: its own files and ports, no real cluster touched, nothing left.
+"""The private Slurm cluster is safe: its own files and ports, no real cluster, nothing left.
 
 Most tests here start no daemon. ``test_stop_leaves_nothing`` starts one cluster; the cluster's
 machine-wide lock keeps it from overlapping with the Slurm page under ``pytest -n``.
@@ -35,14 +35,24 @@ def written(tmp_path: Path) -> SlurmCluster:
 def test_config_keeps_everything_in_its_directory(written: SlurmCluster) -> None:
     conf = written.conf.read_text()
     root = str(written.root)
-    for key in ("StateSaveLocation", "SlurmdSpoolDir", "SlurmctldPidFile", "SlurmdPidFile",
-                "SlurmctldLogFile", "SlurmdLogFile"):
+    for key in (
+        "StateSaveLocation",
+        "SlurmdSpoolDir",
+        "SlurmctldPidFile",
+        "SlurmdPidFile",
+        "SlurmctldLogFile",
+        "SlurmdLogFile",
+    ):
         value = re.search(rf"^{key}=(\S+)$", conf, re.MULTILINE)[1]
         assert value.startswith(root + "/"), (key, value)
     assert f"AuthInfo=socket={written.munge_socket}" in conf
     assert re.search(r"^ClusterName=torchsheet\d+$", conf, re.MULTILINE)
-    for line in ("ProctrackType=proctrack/linuxproc", "TaskPlugin=task/none",
-                 "SelectType=select/cons_tres", "AccountingStorageType=accounting_storage/none"):
+    for line in (
+        "ProctrackType=proctrack/linuxproc",
+        "TaskPlugin=task/none",
+        "SelectType=select/cons_tres",
+        "AccountingStorageType=accounting_storage/none",
+    ):
         assert line in conf.splitlines()
     assert "cgroup" not in conf
     assert conf.count("NodeName=") == 2 and "CPUs=2" in conf

@@ -37,7 +37,17 @@ READY_SECONDS = 60.0
 STOP_SECONDS = 15.0
 JOB_TIMEOUT_SECONDS = 300.0
 FINAL_STATES = frozenset(
-    "COMPLETED FAILED CANCELLED TIMEOUT NODE_FAIL OUT_OF_MEMORY BOOT_FAIL DEADLINE PREEMPTED".split()
+    {
+        "COMPLETED",
+        "FAILED",
+        "CANCELLED",
+        "TIMEOUT",
+        "NODE_FAIL",
+        "OUT_OF_MEMORY",
+        "BOOT_FAIL",
+        "DEADLINE",
+        "PREEMPTED",
+    }
 )
 
 
@@ -248,8 +258,14 @@ class SlurmCluster:
         out, err = cwd / "slurm-%j.out", cwd / "slurm-%j.err"
         limit = max(1, int(timeout // 60) + 1)
         submitted = run_command(
-            ["sbatch", "--parsable", f"--output={out}", f"--error={err}", f"--time={limit}",
-             str(script)],
+            [
+                "sbatch",
+                "--parsable",
+                f"--output={out}",
+                f"--error={err}",
+                f"--time={limit}",
+                str(script),
+            ],
             timeout=30,
             cwd=cwd,
             env=self.env(env),
