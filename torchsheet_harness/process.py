@@ -1,15 +1,25 @@
-"""Run a command in its own session with a hard timeout, leaving nothing behind."""
+"""Run a command in its own session with a hard timeout, leaving nothing behind.
+
+Killing the command's process group is not enough for launchers: ``torchrun`` starts every rank
+in a session of its own, so a rank is outside the launcher's group and is orphaned, still
+running, when the launcher is killed with SIGKILL. While the command runs, a watcher therefore
+records every descendant it sees (from ``/proc``, on Linux); whatever of them is still alive when
+the command ends, however it ends, is killed.
+"""
 
 from __future__ import annotations
 
 import os
 import signal
 import subprocess
+import threading
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 GRACE_SECONDS = 5.0
+WATCH_INTERVAL_SECONDS = 0.2
+_PROC = Path("/proc")
 
 
 @dataclass
@@ -47,7 +57,7 @@ def run_command(
     cwd: str | Path | None = None,
     env: Mapping[str, str] | None = None,
 ) -> Finished:
-    """Run ``argv`` in a new session; on timeout SIGTERM its process group, then SIGKILL."""
+    """Run ``argv`` in a new session; on timeout SIGTERM it and its descendants, then SIGKILL."""
     proc = subprocess.Popen(
         list(argv),
         cwd=cwd,
@@ -58,29 +68,126 @@ def run_command(
         text=True,
         start_new_session=True,
     )
+    watcher = DescendantWatcher(proc.pid)
+    watcher.start()
     timed_out = False
     try:
         stdout, stderr = proc.communicate(timeout=timeout)
     except subprocess.TimeoutExpired:
         timed_out = True
-        stdout, stderr = _terminate_group(proc)
+        stdout, stderr = _terminate(proc, watcher)
     finally:
-        # Children that outlived a clean exit of the leader (daemonised workers) go too.
+        watcher.stop()
+        # Children that outlived the leader (daemonised workers, ranks in their own sessions).
         _kill_group(proc.pid, signal.SIGKILL)
+        watcher.kill_survivors(signal.SIGKILL)
+        if proc.poll() is None:  # only when communicate() itself was interrupted
+            proc.kill()
+            proc.wait()
     return Finished(list(argv), proc.returncode, stdout, stderr, timed_out)
 
 
-def _terminate_group(proc: subprocess.Popen) -> tuple[str, str]:
+class DescendantWatcher(threading.Thread):
+    """Records every process descended from ``root`` while it runs, to kill leftovers later."""
+
+    def __init__(self, root: int) -> None:
+        super().__init__(daemon=True, name=f"descendants-of-{root}")
+        self.root = root
+        self.seen: dict[int, str] = {}  # pid -> start time, so a reused pid is never killed
+        self._lock = threading.Lock()
+        self._stopped = threading.Event()
+
+    def run(self) -> None:
+        while not self._stopped.wait(WATCH_INTERVAL_SECONDS):
+            self.snapshot()
+
+    def snapshot(self) -> None:
+        """Add the descendants alive now to those already seen."""
+        found = descendants(self.root)
+        with self._lock:
+            self.seen.update(found)
+
+    def stop(self) -> None:
+        self._stopped.set()
+        self.join()
+
+    def signal_all(self, sig: signal.Signals) -> None:
+        """Send ``sig`` to every recorded descendant that is still the same process."""
+        with self._lock:
+            seen = dict(self.seen)
+        for pid, started in seen.items():
+            if _start_time(pid) == started:
+                _kill(pid, sig)
+
+    def kill_survivors(self, sig: signal.Signals) -> None:
+        self.snapshot()
+        self.signal_all(sig)
+
+    def alive(self) -> list[int]:
+        """Recorded descendants that are still running (zombies count as gone)."""
+        with self._lock:
+            seen = dict(self.seen)
+        return [pid for pid, started in seen.items() if _start_time(pid) == started]
+
+
+def descendants(root: int) -> dict[int, str]:
+    """Live descendants of ``root`` (pid -> start time), whatever session they are in."""
+    children: dict[int, list[tuple[int, str]]] = {}
+    for entry in _PROC.iterdir():
+        if not entry.name.isdigit():
+            continue
+        fields = _stat_fields(int(entry.name))
+        if fields is None or fields[0] == "Z":
+            continue
+        children.setdefault(int(fields[1]), []).append((int(entry.name), fields[19]))
+    found: dict[int, str] = {}
+    stack = [root]
+    while stack:
+        for pid, started in children.get(stack.pop(), []):
+            if pid not in found:
+                found[pid] = started
+                stack.append(pid)
+    return found
+
+
+def _stat_fields(pid: int) -> list[str] | None:
+    """Fields of /proc/<pid>/stat after the command name: state, ppid, ... (None if gone)."""
+    try:
+        stat = (_PROC / str(pid) / "stat").read_text()
+    except OSError:
+        return None
+    return stat.rsplit(")", 1)[1].split()
+
+
+def _start_time(pid: int) -> str | None:
+    fields = _stat_fields(pid)
+    if fields is None or fields[0] == "Z":
+        return None
+    return fields[19]
+
+
+def _terminate(proc: subprocess.Popen, watcher: DescendantWatcher) -> tuple[str, str]:
+    # Snapshot first: once the leader dies, its children are reparented and cannot be found.
+    watcher.snapshot()
     _kill_group(proc.pid, signal.SIGTERM)
+    watcher.signal_all(signal.SIGTERM)
     try:
         return proc.communicate(timeout=GRACE_SECONDS)
     except subprocess.TimeoutExpired:
         _kill_group(proc.pid, signal.SIGKILL)
+        watcher.kill_survivors(signal.SIGKILL)
         return proc.communicate()
 
 
 def _kill_group(pgid: int, sig: signal.Signals) -> None:
     try:
         os.killpg(pgid, sig)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+def _kill(pid: int, sig: signal.Signals) -> None:
+    try:
+        os.kill(pid, sig)
     except (ProcessLookupError, PermissionError):
         pass

@@ -48,9 +48,15 @@ class Launch:
             for stream, texts in (("stdout", self.rank_stdout), ("stderr", self.rank_stderr)):
                 text = texts.get(rank, "")
                 if text:
-                    lines = "".join(f"[rank{rank}] {line}\n" for line in text.splitlines())
+                    lines = "".join(_prefixed(rank, line) for line in text.splitlines())
                     parts.append(f"--- rank {rank} {stream} ---\n{lines}")
         return "\n".join(parts)
+
+
+def _prefixed(rank: int, line: str) -> str:
+    # torch already prefixes a rank's traceback lines with '[rankN]:'; don't say it twice.
+    prefix = f"[rank{rank}]"
+    return f"{line}\n" if line.startswith(prefix) else f"{prefix} {line}\n"
 
 
 def launch_env(gpus: int, extra: Mapping[str, str] | None = None) -> dict[str, str]:
@@ -94,9 +100,7 @@ def torchrun(
             str(script),
             *args,
         ]
-        finished = run_command(
-            argv, timeout=timeout, cwd=cwd or workdir, env=launch_env(gpus, env)
-        )
+        finished = run_command(argv, timeout=timeout, cwd=cwd or workdir, env=launch_env(gpus, env))
         launch = Launch(finished)
         for log in sorted(logs.glob("*/attempt_*/*/std*.log")):
             rank = int(log.parent.name)
@@ -122,8 +126,9 @@ class TorchrunBlock:
             if script is None:
                 script = Path(workdir) / "block.py"
                 # Pad so tracebacks give the page's line numbers.
-                offset = getattr(self.source, "line_offset", 0)
-                script.write_text("\n" * (example.line + offset) + str(self.source))
+                script.write_text(
+                    "\n" * (source_line(example, str(self.source)) - 1) + str(self.source)
+                )
             launch = torchrun(
                 script,
                 self.requirement.torchrun,
@@ -136,6 +141,15 @@ class TorchrunBlock:
         if self.expected is not None:
             return compare_output(self.expected, launch.ranks_stdout(), where(example))
         return None
+
+
+def source_line(example: Example, source: str) -> int:
+    """The page line on which the block's code starts (after the directive and its options)."""
+    text = example.document.text
+    start = text.find(source, example.region.start) if source else -1
+    if start < 0:
+        return example.line + 1
+    return text.count("\n", 0, start) + 1
 
 
 LAUNCHERS["torchrun"] = TorchrunBlock
