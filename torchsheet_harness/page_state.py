@@ -101,5 +101,3 @@ def page_teardown(namespace: dict[str, Any]) -> None:
     state = namespace.pop(_SAVED)
     restore_global_state(state)
     shutil.rmtree(state["workdir"], ignore_errors=True)
-    # Keep the names a page defined from holding memory (tensors, models) until the session ends.
-    namespace.clear()
