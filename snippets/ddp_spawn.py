@@ -1,0 +1,127 @@
+"""Train a toy classifier with DDP on two processes started by torch.multiprocessing.spawn.
+
+Run:  python snippets/ddp_spawn.py
+
+Adapted from "Build a Large Language Model From Scratch", Appendix A (DDP-script.py): gloo on
+CPU, NCCL when there is a GPU for every process; no fixed port (the parent starts the rendezvous
+store on a free port); accuracy summed over all ranks; a clean shutdown. It asserts that the
+model learned the toy data, so it never exits 0 having done nothing.
+"""
+
+import torch
+import torch.distributed as dist
+import torch.multiprocessing as mp
+import torch.nn.functional as F
+from torch.nn.parallel import DistributedDataParallel as DDP
+from torch.utils.data import DataLoader, Dataset
+from torch.utils.data.distributed import DistributedSampler
+
+WORLD_SIZE = 2
+NUM_EPOCHS = 3
+
+
+class ToyDataset(Dataset):
+    def __init__(self, X, y):
+        self.features = X
+        self.labels = y
+
+    def __getitem__(self, index):
+        return self.features[index], self.labels[index]
+
+    def __len__(self):
+        return self.labels.shape[0]
+
+
+class NeuralNetwork(torch.nn.Module):
+    def __init__(self, num_inputs, num_outputs):
+        super().__init__()
+        self.layers = torch.nn.Sequential(
+            torch.nn.Linear(num_inputs, 30),
+            torch.nn.ReLU(),
+            torch.nn.Linear(30, 20),
+            torch.nn.ReLU(),
+            torch.nn.Linear(20, num_outputs),
+        )
+
+    def forward(self, x):
+        return self.layers(x)
+
+
+def prepare_dataset():
+    X_train = torch.tensor([[-1.2, 3.1], [-0.9, 2.9], [-0.5, 2.6], [2.3, -1.1], [2.7, -1.5]])
+    y_train = torch.tensor([0, 0, 0, 1, 1])
+    X_test = torch.tensor([[-0.8, 2.8], [2.6, -1.6]])
+    y_test = torch.tensor([0, 1])
+    train_ds, test_ds = ToyDataset(X_train, y_train), ToyDataset(X_test, y_test)
+    # The sampler gives each rank its own share of the data, so shuffle must be False here.
+    train_loader = DataLoader(
+        train_ds, batch_size=2, shuffle=False, drop_last=True, sampler=DistributedSampler(train_ds)
+    )
+    # Evaluation keeps every sample (no drop_last), still split over the ranks.
+    eval_loaders = [
+        DataLoader(ds, batch_size=2, sampler=DistributedSampler(ds, shuffle=False))
+        for ds in (train_ds, test_ds)
+    ]
+    return train_loader, eval_loaders
+
+
+def compute_accuracy(model, dataloader, device):
+    """Accuracy over all ranks: correct and total counts are summed with all_reduce, so it is
+    right for any world size (a rank with no batch adds zeros instead of dividing by zero)."""
+    model.eval()
+    counts = torch.zeros(2, device=device)  # correct, total
+    with torch.no_grad():
+        for features, labels in dataloader:
+            features, labels = features.to(device), labels.to(device)
+            predictions = model(features).argmax(dim=1)
+            counts += torch.tensor([(predictions == labels).sum(), labels.numel()], device=device)
+    dist.all_reduce(counts)
+    return (counts[0] / counts[1]).item()
+
+
+def main(rank, world_size, store_port, num_epochs):
+    use_nccl = torch.cuda.device_count() >= world_size
+    device = torch.device("cuda", rank) if use_nccl else torch.device("cpu")
+    if use_nccl:
+        torch.cuda.set_device(device)
+    # Connect to the store the parent started; it carries the rendezvous, no MASTER_PORT needed.
+    store = dist.TCPStore("127.0.0.1", store_port, is_master=False)
+    dist.init_process_group(
+        "nccl" if use_nccl else "gloo", store=store, rank=rank, world_size=world_size
+    )
+
+    train_loader, (train_eval, test_eval) = prepare_dataset()
+    torch.manual_seed(123)  # the same initial weights on every rank (DDP broadcasts rank 0's)
+    model = DDP(NeuralNetwork(num_inputs=2, num_outputs=2).to(device))
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.5)
+
+    for epoch in range(num_epochs):
+        train_loader.sampler.set_epoch(epoch)
+        model.train()
+        for features, labels in train_loader:
+            features, labels = features.to(device), labels.to(device)
+            loss = F.cross_entropy(model(features), labels)
+            optimizer.zero_grad()
+            loss.backward()
+            optimizer.step()
+        mean_loss = loss.detach().clone()
+        dist.all_reduce(mean_loss)  # sum over ranks
+        if rank == 0:  # one process prints, so the output does not interleave
+            print(f"epoch {epoch + 1}/{num_epochs} loss {mean_loss.item() / world_size:.2f}")
+
+    train_acc = compute_accuracy(model, train_eval, device)
+    test_acc = compute_accuracy(model, test_eval, device)
+    assert train_acc == test_acc == 1.0, f"the model did not learn: {train_acc=} {test_acc=}"
+    if rank == 0:
+        print(f"world size {world_size}: training accuracy {train_acc}, test accuracy {test_acc}")
+
+    # Clean shutdown: see docs/distributed/ddp.md, "Shutting down cleanly".
+    del model, optimizer
+    dist.barrier()
+    dist.destroy_process_group()
+
+
+if __name__ == "__main__":
+    # Port 0: the operating system picks a free port, so two runs never collide.
+    store = dist.TCPStore("127.0.0.1", 0, is_master=True, wait_for_workers=False)
+    mp.spawn(main, args=(WORLD_SIZE, store.port, NUM_EPOCHS), nprocs=WORLD_SIZE)
