@@ -57,15 +57,17 @@ def project(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> pytes
     return pytester
 
 
-def results(project: pytest.Pytester) -> dict:
-    return json.loads((project.path / "docs" / "_build" / "results.json").read_text())
+def results(project: pytest.Pytester, path: str = "docs/_build/results.json") -> dict:
+    return json.loads((project.path / path).read_text())
 
 
 def test_written_by_the_xdist_controller_per_page_in_blocks(project: pytest.Pytester) -> None:
     pytest.importorskip("xdist")
-    run = project.runpytest_subprocess("-p", "xdist", "-n", "2", "docs")
+    run = project.runpytest_subprocess(
+        "-p", "xdist", "-n", "2", "docs", "--torchsheet-results=elsewhere/r.json"
+    )  # fmt: skip
     run.assert_outcomes(passed=3, failed=1, skipped=6)
-    pages = results(project)["pages"]
+    pages = results(project, "elsewhere/r.json")["pages"]
     assert set(pages) == {"section/a.md", "section/b.md"}
     a, b = pages["section/a.md"], pages["section/b.md"]
     assert (a["passed"], a["failed"], a["skipped"]) == (1, 0, 2)  # two >>> lines, one block
@@ -88,12 +90,6 @@ def test_whole_pages_merge_into_earlier_results(project: pytest.Pytester) -> Non
     pages = results(project)["pages"]
     assert set(pages) == {"section/a.md", "section/b.md"}
     assert results(project)["last_run"]["args"][-1] == "docs/section/b.md"
-
-
-def test_written_where_the_option_says(project: pytest.Pytester) -> None:
-    target = project.path / "elsewhere" / "r.json"
-    project.runpytest_subprocess("docs/section/a.md", f"--torchsheet-results={target}")
-    assert json.loads(target.read_text())["pages"]["section/a.md"]["passed"] == 1
 
 
 def test_results_only_count_torchsheet_pages(tmp_path: Path) -> None:
