@@ -10,7 +10,7 @@ import os
 
 import nox
 
-nox.options.sessions = ["docs", "docs-tests"]
+nox.options.sessions = ["docs-tests", "docs"]  # tests first: the build shows their results
 nox.options.reuse_existing_virtualenvs = True
 nox.options.default_venv_backend = "venv"
 
