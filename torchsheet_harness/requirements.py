@@ -83,7 +83,10 @@ class Requirement:
     def how_to_run(self) -> str:
         """One line telling a reader how this block is run and tested."""
         if self.slurm:
-            return "Needs a Slurm cluster; tested with `pytest -m slurm` on a private one-node cluster."
+            return (
+                "Needs a Slurm cluster; tested with `pytest -m slurm` on a private two-node "
+                "cluster on one machine."
+            )
         if self.torchrun:
             where = f" on {self.gpus} GPUs with NCCL" if self.gpus else " (gloo on CPU)"
             return (
