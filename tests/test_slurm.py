@@ -141,7 +141,9 @@ def test_stop_leaves_nothing(tmp_path: Path) -> None:
     seen: set[int] = set()
     with SlurmCluster() as cluster:
         root = cluster.root
-        submitted = cluster.run(["sbatch", "--parsable", str(script)])
+        submitted = cluster.run(
+            ["sbatch", "--parsable", f"--output={tmp_path}/slurm-%j.out", str(script)]
+        )
         assert submitted.ok, submitted.describe()
         deadline = time.monotonic() + 30
         while not (tmp_path / "job.pid").exists():

@@ -242,8 +242,8 @@ class SlurmCluster:
     def run(
         self, argv: Sequence[str], *, timeout: float = 30, env: Mapping[str, str] | None = None
     ) -> Finished:
-        """Run a Slurm client command against this cluster."""
-        return run_command(argv, timeout=timeout, env=self.env(env))
+        """Run a Slurm client command against this cluster, from its directory."""
+        return run_command(argv, timeout=timeout, cwd=self.root, env=self.env(env))
 
     def submit(
         self,
