@@ -87,14 +87,21 @@ def main(rank, world_size, store_port, num_epochs):
     # Connect to the store the parent started; it carries the rendezvous, no MASTER_PORT needed.
     store = dist.TCPStore("127.0.0.1", store_port, is_master=False)
     dist.init_process_group(
-        "nccl" if use_nccl else "gloo", store=store, rank=rank, world_size=world_size
+        "nccl" if use_nccl else "gloo",
+        store=store,
+        rank=rank,
+        world_size=world_size,
+        device_id=device if use_nccl else None,  # binds NCCL (and barrier) to this GPU
     )
 
     train_loader, (train_eval, test_eval) = prepare_dataset()
     torch.manual_seed(123)  # the same initial weights on every rank (DDP broadcasts rank 0's)
-    model = DDP(NeuralNetwork(num_inputs=2, num_outputs=2).to(device))
+    model = NeuralNetwork(num_inputs=2, num_outputs=2).to(device)
+    model = DDP(model, device_ids=[device.index] if device.type == "cuda" else None)
     optimizer = torch.optim.SGD(model.parameters(), lr=0.5)
 
+    # 5 samples in batches of 2 with drop_last: beyond 4 ranks some rank gets no batch at all.
+    assert len(train_loader) > 0, f"rank {rank}: no training batch with {world_size} ranks"
     for epoch in range(num_epochs):
         train_loader.sampler.set_epoch(epoch)
         model.train()

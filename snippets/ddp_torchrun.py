@@ -93,7 +93,12 @@ def ddp_setup():
     device = torch.device("cuda", local_rank) if use_nccl else torch.device("cpu")
     if use_nccl:
         torch.cuda.set_device(device)
-    dist.init_process_group("nccl" if use_nccl else "gloo", rank=rank, world_size=world_size)
+    dist.init_process_group(
+        "nccl" if use_nccl else "gloo",
+        rank=rank,
+        world_size=world_size,
+        device_id=device if use_nccl else None,  # binds NCCL (and barrier) to this GPU
+    )
     return rank, world_size, device
 
 
@@ -101,9 +106,12 @@ def main(num_epochs):
     rank, world_size, device = ddp_setup()
     train_loader, (train_eval, test_eval) = prepare_dataset()
     torch.manual_seed(123)  # the same initial weights on every rank (DDP broadcasts rank 0's)
-    model = DDP(NeuralNetwork(num_inputs=2, num_outputs=2).to(device))
+    model = NeuralNetwork(num_inputs=2, num_outputs=2).to(device)
+    model = DDP(model, device_ids=[device.index] if device.type == "cuda" else None)
     optimizer = torch.optim.SGD(model.parameters(), lr=0.5)
 
+    # 5 samples in batches of 2 with drop_last: beyond 4 ranks some rank gets no batch at all.
+    assert len(train_loader) > 0, f"rank {rank}: no training batch with {world_size} ranks"
     for epoch in range(num_epochs):
         train_loader.sampler.set_epoch(epoch)
         model.train()
