@@ -128,6 +128,9 @@ def test_page_commands(block: PageCommands) -> None:
     finished = run_together(PageCommands(block.line, commands, block.expected, block.snippets))
     failed = [run.describe() for run in finished if not run.ok]
     assert not failed, "\n".join(failed)
+    if "--node-rank" in commands[0]:
+        # A fixed head: the node-rank 0 agent runs group rank 0, so rank 0's table prints there.
+        assert "--node-rank 0" in commands[0] and finished[0].stdout and not finished[1].stdout
     got = "".join(run.stdout for run in finished)
     problem = compare_output(block.expected, got, f"docs/distributed/launching.md:{block.line}")
     assert problem is None, problem
