@@ -15,7 +15,7 @@ MARKERS = {
     "gpu": "needs at least one CUDA GPU (run with `pytest -m gpu` on a GPU runner)",
     "multigpu": "needs two or more CUDA GPUs",
     "distributed": "launched as several processes by torchrun",
-    "slurm": "needs a Slurm cluster (a private one-node cluster is started for it)",
+    "slurm": "needs a Slurm cluster (a private two-node cluster on this machine is started for it)",
     "slow": "takes more than a few seconds",
 }
 
