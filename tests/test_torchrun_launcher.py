@@ -9,24 +9,28 @@ from __future__ import annotations
 
 import re
 import textwrap
+import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
 
+from torchsheet_harness.process import GRACE_SECONDS
 from torchsheet_harness.sybil_config import page_sybil
 from torchsheet_harness.torchrun_launcher import torchrun
 
 PIDS = re.compile(r"pid (\d+) ppid (\d+)")
 
+# The pids are printed first, before the slow torch import, so even a launch on a loaded machine
+# that times out early has printed them.
 PRELUDE = """\
 import os
+print(f"pid {os.getpid()} ppid {os.getppid()} script {__file__}", flush=True)
 import torch
 import torch.distributed as dist
 
 dist.init_process_group("gloo")
 rank = dist.get_rank()
-print(f"pid {os.getpid()} ppid {os.getppid()}", flush=True)
 """
 
 SHUTDOWN = """\
@@ -55,20 +59,38 @@ def alive(pid: int) -> bool:
     return stat.rsplit(")", 1)[1].split()[0] != "Z"
 
 
-def assert_all_gone(pids: set[int], expected: int = 3) -> None:
+def running(script: str | Path) -> list[int]:
+    """Pids of live processes whose command line names ``script`` (torchrun and its ranks)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        try:
+            cmdline = (entry / "cmdline").read_bytes()
+        except OSError:
+            continue
+        if entry.name.isdigit() and str(script).encode() in cmdline and alive(int(entry.name)):
+            found.append(int(entry.name))
+    return found
+
+
+def assert_all_gone(pids: set[int], script: str | Path, expected: int = 3) -> None:
     assert len(pids) == expected, f"expected {expected} pids (agent and 2 ranks), got {pids}"
     assert [pid for pid in pids if alive(pid)] == []
+    assert running(script) == []
+
+
+def block_script(message: str) -> str:
+    """The temporary script a page block ran as, as its ranks printed it."""
+    return re.search(r" script (\S+)", message)[1]
 
 
 def test_normal_run_keeps_rank_output_and_leaves_nothing(tmp_path: Path) -> None:
-    launch = torchrun(
-        script(tmp_path, 'print(f"rank {rank} of {dist.get_world_size()}")\n' + SHUTDOWN), 2
-    )
+    path = script(tmp_path, 'print(f"rank {rank} of {dist.get_world_size()}")\n' + SHUTDOWN)
+    launch = torchrun(path, 2)
     assert launch.ok, launch.describe()
     assert sorted(launch.rank_stdout) == [0, 1]
     assert launch.rank_stdout[1].endswith("rank 1 of 2\n")
     assert launch.ranks_stdout().index("rank 0 of 2") < launch.ranks_stdout().index("rank 1 of 2")
-    assert_all_gone(pids_in(launch.ranks_stdout()))
+    assert_all_gone(pids_in(launch.ranks_stdout()), path)
 
 
 def test_deadlock_fails_within_timeout_and_kills_every_rank(tmp_path: Path) -> None:
@@ -84,12 +106,15 @@ def test_deadlock_fails_within_timeout_and_kills_every_rank(tmp_path: Path) -> N
             dist.recv(t, src=0)
         """,
     )
-    launch = torchrun(hung, 2, timeout=20)
+    started = time.monotonic()
+    launch = torchrun(hung, 2, timeout=30)
+    # The timeout, then at most the SIGTERM grace period before SIGKILL, and a little slack.
+    assert time.monotonic() - started < 30 + GRACE_SECONDS + 10
     assert launch.finished.timed_out
     report = launch.describe()
     assert "timed out and was killed" in report
     assert "[rank0] pid" in report and "[rank1] pid" in report
-    assert_all_gone(pids_in(launch.ranks_stdout()))
+    assert_all_gone(pids_in(launch.ranks_stdout()), hung)
 
 
 def test_block_with_wrong_output_fails_with_each_rank_prefixed(tmp_path: Path) -> None:
@@ -107,7 +132,7 @@ def test_block_with_wrong_output_fails_with_each_rank_prefixed(tmp_path: Path) -
     )
     assert "rank 0 says goodbye" in message  # expected, from the page
     assert "rank 0 says hello" in message and "rank 1 says hello" in message  # got
-    assert_all_gone(pids_in(message))
+    assert_all_gone(pids_in(message), block_script(message))
 
 
 def test_block_with_raising_rank_fails_with_its_traceback(tmp_path: Path) -> None:
@@ -126,7 +151,7 @@ def test_block_with_raising_rank_fails_with_its_traceback(tmp_path: Path) -> Non
     assert re.search(r'\[rank1\]:   File ".*block\.py", line 13, in <module>', message)
     assert "[rank1]: ValueError: rank 1 gives up" in message
     assert "[rank0] pid" in message and "[rank1] pid" in message
-    assert_all_gone(pids_in(message))
+    assert_all_gone(pids_in(message), block_script(message))
 
 
 @pytest.mark.slow
@@ -152,7 +177,7 @@ def test_twenty_parallel_launches_never_collide(tmp_path: Path) -> None:
         for rank in (0, 1):
             assert f"launch {index} total {2 * index}\n" in result.rank_stdout[rank]
         pids |= pids_in(result.ranks_stdout())
-    assert_all_gone(pids, expected=60)
+    assert_all_gone(pids, path, expected=60)
 
 
 def evaluate_only_example(page: Path) -> str:
