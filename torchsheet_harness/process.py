@@ -79,8 +79,9 @@ def run_command(
     finally:
         watcher.stop()
         # Children that outlived the leader (daemonised workers, ranks in their own sessions).
+        # No new scan: the leader is gone, and its pid may already belong to someone else.
         _kill_group(proc.pid, signal.SIGKILL)
-        watcher.kill_survivors(signal.SIGKILL)
+        watcher.signal_all(signal.SIGKILL)
         if proc.poll() is None:  # only when communicate() itself was interrupted
             proc.kill()
             proc.wait()
@@ -120,14 +121,9 @@ class DescendantWatcher(threading.Thread):
                 _kill(pid, sig)
 
     def kill_survivors(self, sig: signal.Signals) -> None:
+        """Scan once more (the root must still be running), then signal everything seen."""
         self.snapshot()
         self.signal_all(sig)
-
-    def alive(self) -> list[int]:
-        """Recorded descendants that are still running (zombies count as gone)."""
-        with self._lock:
-            seen = dict(self.seen)
-        return [pid for pid, started in seen.items() if _start_time(pid) == started]
 
 
 def descendants(root: int) -> dict[int, str]:
