@@ -8,6 +8,7 @@ AssertionError. Rank 0 prints one line per collective.
 """
 
 import os
+import sys
 
 import torch
 import torch.distributed as dist
@@ -72,10 +73,12 @@ def main() -> None:
     dist.all_to_all_single(x, torch.full((n,), float(rank), device=device))
     check("all_to_all_single", x, ranks)  # slot k came from rank k
 
-    # Clean shutdown: everyone is past the last collective before anyone destroys the group.
-    dist.barrier()
+    # Clean shutdown: see docs/distributed/ddp.md, "Shutting down cleanly".
+    dist.barrier()  # every rank is done communicating
     dist.destroy_process_group()
 
 
 if __name__ == "__main__":
     main()
+    sys.stdout.flush()
+    os._exit(0)  # skip interpreter teardown, where gloo can abort

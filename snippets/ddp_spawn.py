@@ -8,6 +8,9 @@ store on a free port); accuracy summed over all ranks; a clean shutdown. It asse
 model learned the toy data, so it never exits 0 having done nothing.
 """
 
+import os
+import sys
+
 import torch
 import torch.distributed as dist
 import torch.multiprocessing as mp
@@ -123,9 +126,10 @@ def main(rank, world_size, store_port, num_epochs):
         print(f"world size {world_size}: training accuracy {train_acc}, test accuracy {test_acc}")
 
     # Clean shutdown: see docs/distributed/ddp.md, "Shutting down cleanly".
-    del model, optimizer
-    dist.barrier()
+    dist.barrier()  # every rank is done communicating
     dist.destroy_process_group()
+    sys.stdout.flush()
+    os._exit(0)  # skip interpreter teardown, where gloo can abort
 
 
 if __name__ == "__main__":
