@@ -28,7 +28,13 @@ def docs(session: nox.Session) -> None:
     """Build docs/_build/html with warnings as errors."""
     install(session, "docs")
     session.run(
-        "sphinx-build", "-W", "--keep-going", "-b", "html", "docs", "docs/_build/html",
+        "sphinx-build",
+        "-W",
+        "--keep-going",
+        "-b",
+        "html",
+        "docs",
+        "docs/_build/html",
         *session.posargs,
     )
 
@@ -66,6 +72,9 @@ def bench(session: nox.Session) -> None:
     install(session, "test,docs")
     setup_seconds = time.perf_counter() - start
     session.run(
-        "python", "benchmarks/suite_timing.py", "--env-setup-seconds", f"{setup_seconds:.1f}",
+        "python",
+        "benchmarks/suite_timing.py",
+        "--env-setup-seconds",
+        f"{setup_seconds:.1f}",
         *session.posargs,
     )

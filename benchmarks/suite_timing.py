@@ -76,19 +76,39 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as tmp:
         report = Path(tmp) / "timing.json"
         env = dict(os.environ, SUITE_TIMING_JSON=str(report))
-        env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO / "benchmarks"), env.get("PYTHONPATH")]))
-        wall, rc = timed([*pytest, "-p", "suite_timing", "-n", args.workers, "--dist", "loadfile", "-q"], env)
-        data = json.loads(report.read_text()) if report.exists() else {"durations": {}, "counts": {}}
-        rows.append((f"whole test run (pytest -n {args.workers}), wall", f"{wall:7.1f} s  (exit {rc})"))
+        env["PYTHONPATH"] = os.pathsep.join(
+            filter(None, [str(REPO / "benchmarks"), env.get("PYTHONPATH")])
+        )
+        wall, rc = timed(
+            [*pytest, "-p", "suite_timing", "-n", args.workers, "--dist", "loadfile", "-q"], env
+        )
+        data = (
+            json.loads(report.read_text()) if report.exists() else {"durations": {}, "counts": {}}
+        )
+        rows.append(
+            (f"whole test run (pytest -n {args.workers}), wall", f"{wall:7.1f} s  (exit {rc})")
+        )
         for category, total in sorted(data["durations"].items()):
             count = data["counts"].get(category, 0)
             rows.append((f"  {category}, summed over workers", f"{total:7.1f} s  ({count} items)"))
 
         seconds, docs_rc = timed(
-            [sys.executable, "-m", "sphinx", "-W", "--keep-going", "-q", "-b", "html", "docs",
-             str(Path(tmp) / "html")]
+            [
+                sys.executable,
+                "-m",
+                "sphinx",
+                "-W",
+                "--keep-going",
+                "-q",
+                "-b",
+                "html",
+                "docs",
+                str(Path(tmp) / "html"),
+            ]
         )
-        rows.append(("docs build (sphinx -W, fresh output dir)", f"{seconds:7.1f} s  (exit {docs_rc})"))
+        rows.append(
+            ("docs build (sphinx -W, fresh output dir)", f"{seconds:7.1f} s  (exit {docs_rc})")
+        )
 
     width = max(len(name) for name, _ in rows)
     print("\ntorchsheet suite timing")

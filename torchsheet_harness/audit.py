@@ -105,8 +105,6 @@ def audit_docs(docs_dir: Path, snippets_dir: Path | None = None) -> AuditResult:
         for script in sorted(snippets_dir.iterdir()):
             if script.is_file() and script.resolve() not in included:
                 problems.append(
-                    f"{display_path(str(script))}: not literal-included by any page, so never tested"
+                    f"{display_path(script)}: not literal-included by any page, so never tested"
                 )
     return AuditResult(problems, counts)
-
-

@@ -65,7 +65,9 @@ def lex_blocks(document: Document) -> list[Block]:
     blocks = []
     for region in FencedCodeBlockLexer(language=r"[^{\n][^\n]*|")(document):
         language = region.lexemes["language"].strip()
-        blocks.append(Block(region.start, region.end, "fence", language, {}, region.lexemes["source"]))
+        blocks.append(
+            Block(region.start, region.end, "fence", language, {}, region.lexemes["source"])
+        )
     for name, kind in ((CODE_DIRECTIVES, "code-block"), ("literalinclude", "literalinclude")):
         for region in DirectiveLexer(directive=name, arguments=".*")(document):
             lexemes = region.lexemes
@@ -133,7 +135,9 @@ class PageParser:
                 )
             for region in self.doctest_parser(source, document.path):
                 region.adjust(_bare_region(block), source)
-                yield _region(region.start, region.end, region.evaluator, requirement, region.parsed)
+                yield _region(
+                    region.start, region.end, region.evaluator, requirement, region.parsed
+                )
             return
         expected = str(output.source) if output is not None else None
         evaluator = evaluators.PythonBlock(expected)

@@ -10,7 +10,6 @@ from sybil.integration.pytest import SybilItem
 from .locations import display_path
 from .requirements import Requirement
 
-
 MARKERS = {
     "gpu": "needs at least one CUDA GPU (run with `pytest -m gpu` on a GPU runner)",
     "multigpu": "needs two or more CUDA GPUs",
