@@ -29,6 +29,15 @@ PAGES = {
         raise ValueError("planted failure")
         ```
         """,
+    "raising_directive.md": """
+        # Raising in a directive with options
+
+        ```{code-block} python
+        :caption: the options line shifts the code down
+        y = 2
+        raise KeyError("planted in a directive")
+        ```
+        """,
     "output_block.md": """
         # Output block
 
@@ -149,10 +158,14 @@ def test_a_raising_block_fails_at_its_page_line(fault_run):
     _, out = fault_run
     assert "FAILED docs/raising.md::line:" in out
     raise_line = line_containing("raising.md", "raise ValueError")
-    assert f"raising.md:{raise_line}: ValueError" in out or (
-        f'docs/raising.md", line {raise_line}' in out or f"raising.md:{raise_line}" in out
-    )
+    assert f"docs/raising.md:{raise_line}: ValueError" in out
     assert "ValueError: planted failure" in out
+
+
+def test_a_raising_directive_block_reports_the_right_line(fault_run):
+    _, out = fault_run
+    raise_line = line_containing("raising_directive.md", "raise KeyError")
+    assert f"docs/raising_directive.md:{raise_line}: KeyError" in out, out
 
 
 def test_a_wrong_output_block_fails_with_expected_and_got(fault_run):

@@ -33,6 +33,12 @@ def where(example: Example) -> str:
     return place(example.path, example.line)
 
 
+def padded_source(example: Example, source: str | None = None) -> str:
+    """The block's code preceded by blank lines, so tracebacks give its page line numbers."""
+    source = example.parsed if source is None else source
+    return "\n" * (example.line + getattr(source, "line_offset", 0)) + str(source)
+
+
 def compare_output(expected: str, got: str, place: str) -> str | None:
     """None when ``got`` matches the page's ``expected`` output, else expected vs got."""
     if _checker.check_output(expected, got, OPTION_FLAGS):
@@ -81,8 +87,7 @@ class PythonBlock:
 
     def __call__(self, example: Example) -> str | None:
         __tracebackhide__ = True
-        source = "\n" * (example.line + example.parsed.line_offset) + example.parsed
-        code = compile(source, example.path, "exec", dont_inherit=True)
+        code = compile(padded_source(example), example.path, "exec", dont_inherit=True)
         buffer = io.StringIO()
         with redirect_stdout(buffer):
             exec(code, example.namespace)

@@ -21,7 +21,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from sybil import Document, Region
+from sybil import Document, Lexeme, Region
 from sybil.evaluators.doctest import DocTestEvaluator
 from sybil.parsers.abstract.doctest import DocTestStringParser
 from sybil.parsers.markdown.lexers import FencedCodeBlockLexer
@@ -65,9 +65,8 @@ def lex_blocks(document: Document) -> list[Block]:
     blocks = []
     for region in FencedCodeBlockLexer(language=r"[^{\n][^\n]*|")(document):
         language = region.lexemes["language"].strip()
-        blocks.append(
-            Block(region.start, region.end, "fence", language, {}, region.lexemes["source"])
-        )
+        source = _with_line_offset(document, region.start, region.lexemes["source"])
+        blocks.append(Block(region.start, region.end, "fence", language, {}, source))
     for name, kind in ((CODE_DIRECTIVES, "code-block"), ("literalinclude", "literalinclude")):
         for region in DirectiveLexer(directive=name, arguments=".*")(document):
             lexemes = region.lexemes
@@ -78,10 +77,20 @@ def lex_blocks(document: Document) -> list[Block]:
                     kind,
                     lexemes["arguments"].strip(),
                     lexemes["options"],
-                    lexemes["source"],
+                    _with_line_offset(document, region.start, lexemes["source"]),
                 )
             )
     return sorted(blocks, key=lambda block: block.start)
+
+
+def _with_line_offset(document: Document, start: int, source: Lexeme) -> Lexeme:
+    """``source`` whose line_offset counts the lines between the opening fence and the code.
+
+    Sybil's lexers leave it 0 for directives, so a block with ``:class:`` options would report
+    traceback lines one short.
+    """
+    lines_after_fence = document.text.count("\n", start, start + source.offset) - 1
+    return Lexeme(str(source), source.offset, max(lines_after_fence, 0))
 
 
 class PageParser:

@@ -17,7 +17,7 @@ from pathlib import Path
 
 from sybil import Example
 
-from .evaluators import compare_output, where
+from .evaluators import compare_output, padded_source, where
 from .page_parser import LAUNCHERS
 from .process import Finished, run_command
 from .requirements import Requirement
@@ -126,9 +126,7 @@ class TorchrunBlock:
             if script is None:
                 script = Path(workdir) / "block.py"
                 # Pad so tracebacks give the page's line numbers.
-                script.write_text(
-                    "\n" * (source_line(example, str(self.source)) - 1) + str(self.source)
-                )
+                script.write_text(padded_source(example, self.source))
             launch = torchrun(
                 script,
                 self.requirement.torchrun,
@@ -141,15 +139,6 @@ class TorchrunBlock:
         if self.expected is not None:
             return compare_output(self.expected, launch.ranks_stdout(), where(example))
         return None
-
-
-def source_line(example: Example, source: str) -> int:
-    """The page line on which the block's code starts (after the directive and its options)."""
-    text = example.document.text
-    start = text.find(source, example.region.start) if source else -1
-    if start < 0:
-        return example.line + 1
-    return text.count("\n", 0, start) + 1
 
 
 LAUNCHERS["torchrun"] = TorchrunBlock
