@@ -25,8 +25,8 @@ SEED = 0
 BATCH, SAMPLES = 8, 40  # 5 batches an epoch
 N = 7  # the checkpoint falls in the middle of the second epoch
 BATCHES_PER_EPOCH = SAMPLES // BATCH
-LEFT_OUT = ["nothing", "torch RNG", "NumPy RNG", "random RNG", "optimizer", "scheduler",
-            "sampler position", "GradScaler"]  # fmt: skip
+LEFT_OUT = ["nothing", "torch RNG", "NumPy RNG", "random RNG"]
+LEFT_OUT += ["optimizer", "scheduler", "sampler position", "GradScaler"]
 
 
 def seed_everything(seed):
@@ -147,7 +147,8 @@ def main():
     print(f"{2 * N} steps straight vs {N} + checkpoint + {N} in a fresh process")
     for left_out, (weights, scale) in resumed.items():
         same = all(torch.equal(want[k], weights[k]) for k in want)
-        print(f"  left out: {left_out:<17} weights equal: {same!s:<5} scale equal: {scale == want_scale}")
+        same_scale = scale == want_scale
+        print(f"  left out: {left_out:<17} weights equal: {same!s:<5} scale equal: {same_scale}")
 
 
 if __name__ == "__main__":
