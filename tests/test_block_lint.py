@@ -5,7 +5,7 @@ from __future__ import annotations
 import textwrap
 from pathlib import Path
 
-from torchsheet_harness.block_lint import lint_page
+from torchsheet_harness.checks.block_lint import lint_page
 
 
 def test_lint_reports_page_lines(tmp_path: Path) -> None:

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from planted import run_pytest, write_project
 
-from torchsheet_harness.audit import audit_docs
+from torchsheet_harness.checks.audit import audit_docs
 
 PAGES = {
     "wrong_output.md": """
