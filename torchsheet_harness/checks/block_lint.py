@@ -35,6 +35,8 @@ def page_modules(page: Path, docs: Path) -> list[tuple[str, int]]:
             continue  # scripts, exempted blocks and other parsers' regions
         offset = getattr(region.parsed, "line_offset", None)
         first = example.line + (offset + 1 if offset is not None else 0)
+        if block.requirement.slurm:
+            continue  # a batch script, not Python
         if block.requirement.torchrun:
             programs.append((source, first))
             continue

@@ -90,7 +90,7 @@ class PageParser:
             launched = launcher(info.requirement)(
                 info.requirement, source=source, expected=expected
             )
-            yield PageRegion(block.start, end, None, launched, info)
+            yield PageRegion(block.start, end, source, launched, info)  # parsed: for the linter
             return
         if source.startswith(">>>"):
             if output is not None:

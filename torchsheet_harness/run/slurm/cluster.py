@@ -25,15 +25,8 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
-from ..process import (
-    Finished,
-    kill,
-    kill_group,
-    live_names,
-    machine_lock,
-    read_cmdline_and_environ,
-    run_command,
-)
+from .. import process
+from ..process import Finished, run_command
 from . import conf, jobs
 
 DAEMONS = ("munged", "slurmctld", "slurmd", "slurmstepd")
@@ -52,7 +45,7 @@ def running_daemons() -> list[tuple[int, str]]:
     """(pid, name) of every live munged/slurmctld/slurmd/slurmstepd process on this machine."""
     return sorted(
         (pid, name)
-        for pid, name in live_names()
+        for pid, name in process.live_names()
         if name in DAEMONS or name.startswith("slurmstepd")
     )
 
@@ -140,7 +133,7 @@ class SlurmCluster:
         self._lock = contextlib.ExitStack()
         try:
             try:
-                self._lock.enter_context(machine_lock(LOCK_FILE, LOCK_WAIT_SECONDS))
+                self._lock.enter_context(process.machine_lock(LOCK_FILE, LOCK_WAIT_SECONDS))
             except TimeoutError:
                 raise SlurmUnavailable(
                     f"another private cluster held {LOCK_FILE} for {LOCK_WAIT_SECONDS:.0f} s"
@@ -172,18 +165,18 @@ class SlurmCluster:
         if self.daemons and all(proc.poll() is None for proc in self.daemons):
             self.run(["scancel", "--full", "--user", "root"], timeout=10)
         for proc in reversed(self.daemons):  # slurmd before slurmctld before munged
-            kill_group(proc.pid, signal.SIGTERM)
+            process.kill_group(proc.pid, signal.SIGTERM)
             try:
                 proc.wait(timeout=STOP_SECONDS)
             except subprocess.TimeoutExpired:
-                kill_group(proc.pid, signal.SIGKILL)
+                process.kill_group(proc.pid, signal.SIGKILL)
                 proc.wait()
         # Step daemons finish on their own shortly after slurmd; give them a moment, then kill.
         try:
             wait_for(lambda: not self.leftover_processes(), "job steps to end", STOP_SECONDS)
         except RuntimeError:
             for pid in self.leftover_processes():
-                kill(pid)
+                process.kill(pid)
             wait_for(lambda: not self.leftover_processes(), "processes of the cluster to exit")
         self.daemons = []
         if self.root is not None:
@@ -202,8 +195,8 @@ class SlurmCluster:
         # slurmstepd overwrites its command line and environment with its title; none ran
         # before this cluster started (checked), so every one running now is ours.
         found = {pid for pid, name in running_daemons() if name.startswith("slurmstepd")}
-        for pid, _ in live_names():
-            if pid != os.getpid() and marker in read_cmdline_and_environ(pid):
+        for pid, _ in process.live_names():
+            if pid != os.getpid() and marker in process.read_cmdline_and_environ(pid):
                 found.add(pid)
         return sorted(found)
 
