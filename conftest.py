@@ -2,7 +2,11 @@
 
 from pathlib import Path
 
-from torchsheet_harness.sybil_config import page_sybil
+from torchsheet_harness.pages.collect import page_sybil
 
-pytest_plugins = ["torchsheet_harness.pytest_plugin", "torchsheet_harness.results_file", "pytester"]
+pytest_plugins = [
+    "torchsheet_harness.pytest_plugin",
+    "torchsheet_harness.pytest_plugin.recorder",
+    "pytester",
+]
 pytest_collect_file = page_sybil(Path(__file__).parent / "docs").pytest()

@@ -60,7 +60,7 @@ def lint(session: nox.Session) -> None:
     install(session, "test,lint")
     session.run("ruff", "check", ".")
     session.run("ruff", "format", "--check", ".")
-    session.run("python", "-m", "torchsheet_harness.block_lint", "docs")
+    session.run("python", "-m", "torchsheet_harness.checks.block_lint", "docs")
 
 
 @nox.session(python=PYTHON, reuse_venv=False)

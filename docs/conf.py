@@ -11,10 +11,10 @@ project = "torchsheet"
 author = "torchsheet contributors"
 copyright = "2026, torchsheet contributors"
 
-# torchsheet_harness.sphinx_badges draws each block's requirement badge (from the same
+# torchsheet_harness.sphinx_ext draws each block's requirement badge (from the same
 # declaration that gates its test) and each page's "Verified with torch X" line, which it reads
 # from the results file the test run writes (docs/_build/results.json, or $TORCHSHEET_RESULTS).
-extensions = ["myst_parser", "sphinx_copybutton", "torchsheet_harness.sphinx_badges"]
+extensions = ["myst_parser", "sphinx_copybutton", "torchsheet_harness.sphinx_ext"]
 myst_enable_extensions = ["deflist"]
 
 exclude_patterns = ["_build", "Thumbs.db", ".DS_Store"]

@@ -9,18 +9,23 @@ import textwrap
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
-CONFTEST = """
-from pathlib import Path
-from torchsheet_harness.sybil_config import page_sybil
+PLUGIN = "torchsheet_harness.pytest_plugin"
+RECORDER = "torchsheet_harness.pytest_plugin.recorder"
 
-pytest_plugins = ["torchsheet_harness.pytest_plugin"]
-pytest_collect_file = page_sybil(Path(__file__).parent / "docs").pytest()
-"""
+
+def conftest(*plugins: str) -> str:
+    """The conftest.py of a planted project: the harness's collector and ``plugins``."""
+    return (
+        "from pathlib import Path\n"
+        "from torchsheet_harness.pages.collect import page_sybil\n\n"
+        f"pytest_plugins = {list(plugins)!r}\n"
+        'pytest_collect_file = page_sybil(Path(__file__).parent / "docs").pytest()\n'
+    )
 
 
 def write_project(root: Path, pages: dict[str, str]) -> Path:
     """A minimal project: the harness's conftest and ``pages`` under ``root/docs``."""
-    (root / "conftest.py").write_text(CONFTEST)
+    (root / "conftest.py").write_text(conftest(PLUGIN))
     docs = root / "docs"
     docs.mkdir()
     for name, text in pages.items():

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from torchsheet_harness.audit import audit_docs
+from torchsheet_harness.checks.audit import audit_docs
 
 REPO = Path(__file__).resolve().parent.parent
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import textwrap
 from pathlib import Path
 
-from torchsheet_harness.block_lint import lint_page
+from torchsheet_harness.checks.block_lint import lint_page
 
 
 def test_lint_reports_page_lines(tmp_path: Path) -> None:
@@ -28,3 +28,23 @@ def test_lint_reports_page_lines(tmp_path: Path) -> None:
     assert any(f.endswith("page.md:4:8: F401 [*] `os` imported but unused") for f in findings)
     assert any(":9:9: F821 Undefined name `undefined_name`" in f for f in findings), findings
     assert len(findings) == 2, findings
+
+
+def test_a_torchrun_block_is_linted_as_a_program_of_its_own(tmp_path: Path) -> None:
+    page = tmp_path / "page.md"
+    page.write_text(
+        textwrap.dedent("""\
+            ```python
+            x = 1
+            ```
+
+            ```{code-block} python
+            :class: needs-torchrun-2
+            import sys
+            print(x)
+            ```
+            """)
+    )
+    findings = lint_page(page, tmp_path)
+    assert any(":7:8: F401 [*] `sys` imported but unused" in f for f in findings), findings
+    assert any(":8:7: F821 Undefined name `x`" in f for f in findings), findings

@@ -17,8 +17,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-
-from torchsheet_harness.built_site import (
+from built_site import (
     DOCS,
     build_site,
     copied_text,

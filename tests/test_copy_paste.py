@@ -2,7 +2,7 @@
 
 For every page: take each CPU Python block from the built HTML, in page order, apply what the
 copy button does (sphinx-copybutton's formatCopyText with the settings in the built
-copybutton.js, ported in :func:`torchsheet_harness.built_site.copied_text`; the browser test
+copybutton.js, ported in :func:`built_site.copied_text`; the browser test
 checks the port against the real JavaScript), and paste the lot into one fresh interpreter
 (tests/paste_session.py, ``python -I`` in an empty directory): no harness setup, no seeding, no
 names the page does not define. A ``>>>`` block must copy to exactly its statements and print
@@ -22,8 +22,7 @@ import sys
 from pathlib import Path
 
 import pytest
-
-from torchsheet_harness.built_site import (
+from built_site import (
     DOCS,
     HtmlBlock,
     build_site,
@@ -32,9 +31,11 @@ from torchsheet_harness.built_site import (
     html_blocks,
 )
 
+from torchsheet_harness.locations import page_files
+
 SESSION = Path(__file__).with_name("paste_session.py")
 PAGE_TIMEOUT_SECONDS = 300
-SOURCES = sorted(p for p in DOCS.rglob("*.md") if "_build" not in p.relative_to(DOCS).parts)
+SOURCES = page_files(DOCS)
 
 
 @pytest.fixture(scope="session")

@@ -8,11 +8,12 @@ from pathlib import Path
 import pytest
 from sybil import Document
 
-from torchsheet_harness.self_contained import free_names, gpu_dependencies
-from torchsheet_harness.sybil_config import page_sybil
+from torchsheet_harness.checks.self_contained import free_names, gpu_dependencies
+from torchsheet_harness.locations import page_files
+from torchsheet_harness.pages.collect import page_sybil
 
 REPO = Path(__file__).resolve().parent.parent
-PAGES = sorted(p for p in (REPO / "docs").rglob("*.md") if "_build" not in p.parts)
+PAGES = page_files(REPO / "docs")
 
 
 @pytest.mark.parametrize("page", PAGES, ids=lambda p: str(p.relative_to(REPO)))

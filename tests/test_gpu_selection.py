@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from planted import run_pytest, write_project
 
-import torchsheet_harness.requirements as requirements
+import torchsheet_harness.pages.requirements as requirements
 
 PAGE = """
     # Mixed page

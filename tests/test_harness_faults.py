@@ -1,4 +1,8 @@
-"""Plant faults in temporary pages and check the harness catches each, naming page and line."""
+"""Plant faults in temporary pages and check the harness catches each, naming page and line.
+
+One pytest run over all planted pages: what only a run shows (report lines, a collection
+error, a timeout, skips). Parser faults alone are checked in-process in test_page_parser.py.
+"""
 
 from __future__ import annotations
 
@@ -9,7 +13,7 @@ from pathlib import Path
 import pytest
 from planted import run_pytest, write_project
 
-from torchsheet_harness.audit import audit_docs
+from torchsheet_harness.checks.audit import audit_docs
 
 PAGES = {
     "wrong_output.md": """
@@ -29,34 +33,6 @@ PAGES = {
         raise ValueError("planted failure")
         ```
         """,
-    "raising_directive.md": """
-        # Raising in a directive with options
-
-        ```{code-block} python
-        :caption: the options line shifts the code down
-        y = 2
-        raise KeyError("planted in a directive")
-        ```
-        """,
-    "output_block.md": """
-        # Output block
-
-        ```python
-        print("got this")
-        ```
-
-        ```{code-block} text
-        :class: output
-        expected that
-        ```
-        """,
-    "silent_print.md": """
-        # Printing without showing it
-
-        ```python
-        print("nobody sees this")
-        ```
-        """,
     "misspelled.md": """
         # Misspelled requirement
 
@@ -71,24 +47,6 @@ PAGES = {
         ```{code-block} python
         :class: needs-gpus-64
         raise AssertionError("a GPU block must not run where its hardware is missing")
-        ```
-        """,
-    "not_run_no_reason.md": """
-        # not-run without a reason
-
-        % not-run:
-        ```bash
-        echo hi
-        ```
-        """,
-    "dangling_output.md": """
-        # An output block after nothing that prints
-
-        Some prose.
-
-        ```{code-block} text
-        :class: output
-        hello
         ```
         """,
     "passing.md": """
@@ -162,25 +120,6 @@ def test_a_raising_block_fails_at_its_page_line(fault_run):
     assert "ValueError: planted failure" in out
 
 
-def test_a_raising_directive_block_reports_the_right_line(fault_run):
-    _, out = fault_run
-    raise_line = line_containing("raising_directive.md", "raise KeyError")
-    assert f"docs/raising_directive.md:{raise_line}: KeyError" in out, out
-
-
-def test_a_wrong_output_block_fails_with_expected_and_got(fault_run):
-    _, out = fault_run
-    line = line_of("output_block.md", 'print("got this")')
-    assert f"docs/output_block.md:{line}: the output shown on the page is not what" in out
-    assert "expected that" in out and "got this" in out
-
-
-def test_a_block_that_prints_unseen_output_fails(fault_run):
-    _, out = fault_run
-    line = line_of("silent_print.md", "nobody sees this")
-    assert f"docs/silent_print.md:{line}: the block printed output but the page shows none" in out
-
-
 def test_a_misspelled_requirement_is_a_collection_error(fault_run):
     _, out = fault_run
     line = line_of("misspelled.md", "needs-gpu3")
@@ -193,18 +132,6 @@ def test_a_gpu_block_on_a_cpu_machine_is_skipped_with_its_reason(fault_run):
     line = line_of("gpu_block.md", "needs-gpus-64")
     assert re.search(rf"SKIPPED \[1\] docs/gpu_block.md:{line}: needs 64 CUDA GPUs, found \d+", out)
     assert "PASSED docs/gpu_block.md" not in out
-
-
-def test_not_run_needs_a_reason(fault_run):
-    _, out = fault_run
-    line = line_of("not_run_no_reason.md", "echo hi")
-    assert f"docs/not_run_no_reason.md:{line}: '% not-run:' needs a reason" in out
-
-
-def test_an_output_block_must_follow_a_block(fault_run):
-    _, out = fault_run
-    line = line_of("dangling_output.md", "hello")
-    assert f"docs/dangling_output.md:{line}: an output block must directly follow" in out
 
 
 def test_a_hanging_block_fails_at_the_timeout_naming_its_page(fault_run):

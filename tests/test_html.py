@@ -1,12 +1,11 @@
 """The built site: warning-free, nothing fetched from third parties, badges from declarations.
 
-The site is built once per session with ``sphinx-build -W`` (torchsheet_harness.built_site);
+The site is built once per session with ``sphinx-build -W`` (tests/built_site.py);
 the small Sphinx projects below check the extension's behaviour on pages written for the test.
 """
 
 from __future__ import annotations
 
-import json
 import re
 import subprocess
 import sys
@@ -14,10 +13,11 @@ import textwrap
 from pathlib import Path
 
 import pytest
+from built_site import build_site, html_blocks, pages
 
-from torchsheet_harness.built_site import build_site, html_blocks, pages
-from torchsheet_harness.requirements import parse_classes
-from torchsheet_harness.sphinx_badges import page_digest, status_of
+from torchsheet_harness.pages.requirements import parse_classes
+from torchsheet_harness.results import page_digest, write_results
+from torchsheet_harness.sphinx_ext.status import status_of
 
 EXTERNAL = re.compile(r"^(?:[a-z][a-z0-9+.-]*:)?//", re.IGNORECASE)
 FETCHING_TAG = re.compile(
@@ -138,16 +138,14 @@ def test_output_blocks_are_marked_and_not_code(site: Path) -> None:
 # The extension on small projects
 
 
-def small_project(tmp_path: Path, page: str, results: dict | None = None) -> Path:
+def small_project(tmp_path: Path, page: str) -> Path:
     source = tmp_path / "src"
     source.mkdir()
     (source / "conf.py").write_text(
-        "extensions = ['myst_parser', 'torchsheet_harness.sphinx_badges']\n"
+        "extensions = ['myst_parser', 'torchsheet_harness.sphinx_ext']\n"
         "torchsheet_results_file = 'results.json'\n"
     )
     (source / "index.md").write_text(textwrap.dedent(page))
-    if results is not None:
-        (source / "results.json").write_text(json.dumps(results))
     return source
 
 
@@ -213,7 +211,7 @@ def test_the_status_line_comes_from_the_results_file(
         page = entry(source, passed=1, failed=0, errors=0, needs_hardware={"CUDA": 1})
         if recorded == "stale":
             page["sha256"] = "0" * 64
-        (source / "results.json").write_text(json.dumps({"pages": {"index.md": page}}))
+        write_results(source / "results.json", {"index.md": page}, run={})
     finished = sphinx(source, "-W")
     assert finished.returncode == 0, finished.stderr
     html = (source.parent / "html" / "index.html").read_text(encoding="utf-8")

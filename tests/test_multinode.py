@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import re
 import shlex
-import socket
 import sys
 import tempfile
 from concurrent.futures import ThreadPoolExecutor
@@ -20,10 +19,11 @@ from pathlib import Path
 import pytest
 from sybil import Document
 
-from torchsheet_harness.evaluators import compare_output
-from torchsheet_harness.page_parser import NOT_RUN, lex_blocks
-from torchsheet_harness.process import Finished, run_command
-from torchsheet_harness.torchrun_launcher import launch_env
+from torchsheet_harness.pages.blocks import lex_blocks
+from torchsheet_harness.run.evaluators import compare_output
+from torchsheet_harness.run.process import Finished, run_command
+from torchsheet_harness.run.slurm.cluster import free_port
+from torchsheet_harness.run.torchrun import launch_env
 
 ROOT = Path(__file__).resolve().parent.parent
 PAGE = ROOT / "docs" / "distributed" / "launching.md"
@@ -44,24 +44,20 @@ class PageCommands:
 
 
 def page_commands(page: Path = PAGE) -> list[PageCommands]:
-    text = page.read_text(encoding="utf-8")
-    document = Document(text, str(page))
-    blocks = lex_blocks(document)
+    blocks = lex_blocks(Document(page.read_text(encoding="utf-8"), str(page)))
     found = []
-    for match in NOT_RUN.finditer(text):
-        if MARKER not in match["reason"]:
+    for index, block in enumerate(blocks):
+        if MARKER not in (block.not_run or ""):
             continue
-        index = next(i for i, block in enumerate(blocks) if block.start == match.end())
-        block, output = blocks[index], blocks[index + 1]
+        output = blocks[index + 1]
         assert output.is_output, f"{page.name}: a marked block must be followed by its output"
         if block.kind == "literalinclude":
             script = (page.parent / block.argument).resolve()
             source = script.read_text().split('"""')[1]
         else:
             script, source = None, str(block.source)
-        line = text.count("\n", 0, block.start) + 1
         snippets = script.parent if script else ROOT / "snippets"
-        found.append(PageCommands(line, shell_commands(source), str(output.source), snippets))
+        found.append(PageCommands(block.line, shell_commands(source), str(output.source), snippets))
     return found
 
 
@@ -87,12 +83,6 @@ def argv_for(command: str, port: int, snippets: Path) -> tuple[list[str], dict[s
             word = str(snippets / word)
         argv.append(word)
     return argv, env
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
 
 
 def run_together(block: PageCommands) -> list[Finished]:

@@ -6,18 +6,11 @@ import json
 from pathlib import Path
 
 import pytest
+from planted import PLUGIN, RECORDER, conftest
 
-from torchsheet_harness.sphinx_badges import page_digest
+from torchsheet_harness.results import page_digest
 
 ROOT = Path(__file__).resolve().parent.parent
-
-CONFTEST = """
-from pathlib import Path
-from torchsheet_harness.sybil_config import page_sybil
-
-pytest_plugins = ["torchsheet_harness.pytest_plugin", "torchsheet_harness.results_file"]
-pytest_collect_file = page_sybil(Path(__file__).parent / "docs").pytest()
-"""
 
 PAGE = """\
 # A page
@@ -49,7 +42,7 @@ pip install torch
 def project(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> pytest.Pytester:
     monkeypatch.setenv("PYTHONPATH", str(ROOT))
     monkeypatch.delenv("TORCHSHEET_RESULTS", raising=False)
-    pytester.makeconftest(CONFTEST)
+    pytester.makeconftest(conftest(PLUGIN, RECORDER))
     docs = pytester.path / "docs" / "section"
     docs.mkdir(parents=True)
     (docs / "a.md").write_text(PAGE)
@@ -93,7 +86,7 @@ def test_whole_pages_merge_into_earlier_results(project: pytest.Pytester) -> Non
 
 
 def test_results_only_count_torchsheet_pages(tmp_path: Path) -> None:
-    from torchsheet_harness.results_file import RunRecord
+    from torchsheet_harness.pytest_plugin.recorder import RunRecord
 
     record = RunRecord(tmp_path / "docs", tmp_path)
     assert record.page_of("docs/x/page.md::line:3,column:1") == "x/page.md"

@@ -1,7 +1,9 @@
 """The private Slurm cluster is safe: its own files and ports, no real cluster, nothing left.
 
-Most tests here start no daemon. ``test_stop_leaves_nothing`` starts one cluster; the cluster's
-machine-wide lock keeps it from overlapping with the Slurm page under ``pytest -n``.
+Most tests here start no daemon and need no root: slurm.conf and munged's options are pure
+functions of the cluster's folder (``torchsheet_harness.run.slurm.conf``).
+``test_stop_leaves_nothing`` starts one cluster; the cluster's machine-wide lock keeps it from
+overlapping with the Slurm page under ``pytest -n``.
 """
 
 from __future__ import annotations
@@ -15,10 +17,13 @@ from unittest import SkipTest
 
 import pytest
 
-from torchsheet_harness import slurm_cluster
-from torchsheet_harness.requirements import Requirement
-from torchsheet_harness.slurm_cluster import SlurmCluster, SlurmUnavailable
-from torchsheet_harness.slurm_launcher import SlurmBlock
+from torchsheet_harness.pages.requirements import Requirement
+from torchsheet_harness.run import process
+from torchsheet_harness.run.process import alive
+from torchsheet_harness.run.slurm import cluster as slurm_cluster
+from torchsheet_harness.run.slurm.block import SlurmBlock
+from torchsheet_harness.run.slurm.cluster import SlurmCluster, SlurmUnavailable
+from torchsheet_harness.run.slurm.conf import Layout, munge_options, slurm_conf
 
 
 @pytest.fixture
@@ -27,13 +32,13 @@ def written(tmp_path: Path) -> SlurmCluster:
     cluster = SlurmCluster(cpus_per_node=2)
     cluster.nodes = ["node-a", "node-b"]
     cluster.root = tmp_path
-    cluster._write_files()
+    cluster.write_files()
     yield cluster
     cluster.root = None
 
 
 def test_config_keeps_everything_in_its_directory(written: SlurmCluster) -> None:
-    conf = written.conf.read_text()
+    conf = written.layout.conf.read_text()
     root = str(written.root)
     for key in (
         "StateSaveLocation",
@@ -45,7 +50,7 @@ def test_config_keeps_everything_in_its_directory(written: SlurmCluster) -> None
     ):
         value = re.search(rf"^{key}=(\S+)$", conf, re.MULTILINE)[1]
         assert value.startswith(root + "/"), (key, value)
-    assert f"AuthInfo=socket={written.munge_socket}" in conf
+    assert f"AuthInfo=socket={written.layout.munge_socket}" in conf
     assert re.search(r"^ClusterName=torchsheet\d+$", conf, re.MULTILINE)
     for line in (
         "ProctrackType=proctrack/linuxproc",
@@ -59,7 +64,7 @@ def test_config_keeps_everything_in_its_directory(written: SlurmCluster) -> None
 
 
 def test_ports_are_free_and_distinct(written: SlurmCluster) -> None:
-    conf = written.conf.read_text()
+    conf = written.layout.conf.read_text()
     ports = [int(port) for port in re.findall(r"(?:SlurmctldPort|Port)=(\d+)", conf)]
     assert len(ports) == 3 and len(set(ports)) == 3
     assert 6817 not in ports and 6818 not in ports  # Slurm's defaults, a real cluster's
@@ -78,7 +83,7 @@ def test_clients_reach_only_this_cluster(
     monkeypatch.setenv("SLURM_CONF", "/etc/slurm/slurm.conf")
     monkeypatch.setenv("SLURM_JOB_ID", "4242")
     env = written.env({"EXTRA": "1"})
-    assert env["SLURM_CONF"] == str(written.conf)
+    assert env["SLURM_CONF"] == str(written.layout.conf)
     assert "SLURM_JOB_ID" not in env and env["EXTRA"] == "1"
 
 
@@ -105,6 +110,41 @@ def test_refuses_next_to_running_daemons(monkeypatch: pytest.MonkeyPatch) -> Non
     assert cluster.root is None and cluster.daemons == [] and cluster._lock is None
 
 
+def test_conf_and_munge_options_are_pure_functions_of_the_folder() -> None:
+    layout = Layout(Path("/x/cluster"))
+    text = slurm_conf(
+        layout, ["a", "b"], cpus_per_node=3, controller_port=7001, node_ports=[7002, 7003], name="t"
+    )
+    assert text == slurm_conf(
+        layout, ["a", "b"], cpus_per_node=3, controller_port=7001, node_ports=[7002, 7003], name="t"
+    )
+    lines = text.splitlines()
+    assert "SlurmctldHost=a(127.0.0.1)" in lines and "SlurmctldPort=7001" in lines
+    assert "NodeName=b NodeAddr=127.0.0.1 Port=7003 CPUs=3 State=UNKNOWN" in lines
+    assert "AuthInfo=socket=/x/cluster/munge/munge.socket" in lines
+    options = munge_options(layout)
+    assert all(option.split("=", 1)[1].startswith("/x/cluster/") for option in options)
+    assert "--socket=/x/cluster/munge/munge.socket" in options
+
+
+def fake_proc(root: Path, processes: dict[int, tuple[str, str]]) -> None:
+    """A /proc with ``processes``: pid -> (command name, state letter)."""
+    for pid, (name, state) in processes.items():
+        (root / str(pid)).mkdir()
+        (root / str(pid) / "comm").write_text(f"{name}\n")
+        fields = [state, "1", *["0"] * 17, str(1000 + pid)]  # state, ppid, ..., start time
+        (root / str(pid) / "stat").write_text(f"{pid} ({name}) {' '.join(fields)}\n")
+
+
+def test_a_zombie_step_daemon_is_not_a_running_daemon(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    fake_proc(tmp_path, {10: ("slurmstepd", "Z"), 11: ("slurmd", "S"), 12: ("munged", "Z")})
+    fake_proc(tmp_path, {13: ("slurmstepd", "S"), 14: ("bash", "R")})
+    monkeypatch.setattr(process, "_PROC", tmp_path)
+    assert slurm_cluster.running_daemons() == [(11, "slurmd"), (13, "slurmstepd")]
+
+
 def test_one_cluster_at_a_time(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     lock = tmp_path / "cluster.lock"
     monkeypatch.setattr(slurm_cluster, "LOCK_FILE", lock)
@@ -125,7 +165,7 @@ def test_block_is_skipped_with_the_reason(monkeypatch: pytest.MonkeyPatch, tmp_p
     monkeypatch.setattr(SlurmCluster, "start", refuse)
     script = tmp_path / "job.sbatch"
     script.write_text("#!/bin/bash\necho hi\n")
-    block = SlurmBlock(Requirement(slurm=True), "page.md:1", script=script)
+    block = SlurmBlock(Requirement(slurm=True), script=script)
     with pytest.raises(SkipTest, match="already runs here"):
         block(example=None)
 
@@ -152,15 +192,7 @@ def test_stop_leaves_nothing(tmp_path: Path) -> None:
         seen.update(proc.pid for proc in cluster.daemons)
         seen.update(cluster.leftover_processes())
         seen.add(int((tmp_path / "job.pid").read_text()))
-    alive = [pid for pid in seen if _alive(pid)]
-    assert alive == [], f"left running after stop: {alive}"
+    left = [pid for pid in seen if alive(pid)]
+    assert left == [], f"left running after stop: {left}"
     assert not root.exists()
     assert cluster.started_seconds < 30 and cluster.stopped_seconds < 30
-
-
-def _alive(pid: int) -> bool:
-    try:
-        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-    except (OSError, IndexError):
-        return False
-    return state != "Z"

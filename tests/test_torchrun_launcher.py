@@ -15,9 +15,9 @@ from pathlib import Path
 
 import pytest
 
-from torchsheet_harness.process import GRACE_SECONDS
-from torchsheet_harness.sybil_config import page_sybil
-from torchsheet_harness.torchrun_launcher import torchrun
+from torchsheet_harness.pages.collect import page_sybil
+from torchsheet_harness.run.process import GRACE_SECONDS, alive, pids, read_cmdline_and_environ
+from torchsheet_harness.run.torchrun import torchrun
 
 PIDS = re.compile(r"pid (\d+) ppid (\d+)")
 
@@ -50,26 +50,10 @@ def pids_in(text: str) -> set[int]:
     return {int(pid) for match in PIDS.finditer(text) for pid in match.groups()}
 
 
-def alive(pid: int) -> bool:
-    """True while ``pid`` runs (a zombie, dead but not yet reaped, counts as gone)."""
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return False
-    return stat.rsplit(")", 1)[1].split()[0] != "Z"
-
-
 def running(script: str | Path) -> list[int]:
     """Pids of live processes whose command line names ``script`` (torchrun and its ranks)."""
-    found = []
-    for entry in Path("/proc").iterdir():
-        try:
-            cmdline = (entry / "cmdline").read_bytes()
-        except OSError:
-            continue
-        if entry.name.isdigit() and str(script).encode() in cmdline and alive(int(entry.name)):
-            found.append(int(entry.name))
-    return found
+    marker = str(script).encode()
+    return [pid for pid in pids() if marker in read_cmdline_and_environ(pid) and alive(pid)]
 
 
 def assert_all_gone(pids: set[int], script: str | Path, expected: int = 3) -> None:

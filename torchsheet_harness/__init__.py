@@ -1,11 +1,16 @@
 """torchsheet's test harness: turns the MyST pages in docs/ into pytest items, and shows on the
 site what the tests found.
 
-Data flows one way, page → example → evaluator → result: :mod:`.requirements` (what a block
-needs), :mod:`.page_parser` (page → examples), :mod:`.evaluators` (run one example),
-:mod:`.torchrun_launcher` and :mod:`.slurm_launcher` / :mod:`.slurm_cluster` (multi-process
-examples), :mod:`.process` (subprocesses that cannot outlive their test), :mod:`.page_state`
-(per-page isolation), :mod:`.audit` (no block left unchecked), :mod:`.self_contained` (GPU blocks
-run alone), :mod:`.block_lint`, :mod:`.pytest_plugin` (markers, wiring), :mod:`.results_file`
-(what a run verified), :mod:`.sphinx_badges` and :mod:`.built_site` (the site and its tests).
+Data flows one way, page → block → example → evaluator → result → site:
+
+- :mod:`.pages`: a page's blocks, each with its identity (:class:`.pages.blocks.BlockInfo`:
+  line, section, requirement, not-run reason), set once by the parser on every region.
+- :mod:`.run`: evaluators, subprocesses that cannot outlive their test, torchrun and Slurm.
+- :mod:`.checks`: the collection audit, the page linter, the self-contained GPU-block rule.
+- :mod:`.pytest_plugin`: markers, skip locations, the summary line, the results recorder.
+- :mod:`.results`: the results file's format, path and page digest (neither pytest nor Sphinx).
+- :mod:`.sphinx_ext`: badges, status lines and the page overview on the built site.
+
+:mod:`.locations` names places ('docs/page.md:42') and which files are pages. The site's own
+test support (built site, copy button, planted pages, paste session) lives in tests/.
 """

@@ -3,7 +3,7 @@
 A page runs as one module, top to bottom, so its in-process blocks are joined into one file (each
 at its page line) and checked with pyflakes rules: an undefined name, an unused import or a syntax
 error on a page is a defect a reader would copy. Blocks run by torchrun are separate programs and
-are checked one by one. ``python -m torchsheet_harness.block_lint [docs]``
+are checked one by one. ``python -m torchsheet_harness.checks.block_lint [docs]``
 """
 
 from __future__ import annotations
@@ -13,9 +13,10 @@ import subprocess
 import sys
 from pathlib import Path
 
-from .locations import display_path
+from ..locations import display_path, page_files
+from ..pages.collect import page_sybil
+from ..pages.parser import block_of
 from .self_contained import region_source
-from .sybil_config import page_sybil
 
 RULES = ["--select", "F,E9", "--ignore", "F811"]
 _RUFF_LINE = re.compile(r"^[^:]+:(?P<line>\d+):(?P<col>\d+): (?P<message>.*)$")
@@ -28,13 +29,15 @@ def page_modules(page: Path, docs: Path) -> list[tuple[str, int]]:
     programs: list[tuple[str, int]] = []
     for example in document.examples():
         region = example.region
-        requirement = getattr(region, "requirement", None)
+        block = block_of(region)
         source = region_source(region)
-        if not source.strip() or region.parsed is None:
-            continue  # scripts and exempted blocks
+        if block is None or not source.strip() or region.parsed is None:
+            continue  # scripts, exempted blocks and other parsers' regions
         offset = getattr(region.parsed, "line_offset", None)
         first = example.line + (offset + 1 if offset is not None else 0)
-        if requirement is not None and requirement.torchrun:
+        if block.requirement.slurm:
+            continue  # a batch script, not Python
+        if block.requirement.torchrun:
             programs.append((source, first))
             continue
         lines.extend([""] * (first - 1 - len(lines)))
@@ -75,7 +78,7 @@ def lint_page(page: Path, docs: Path) -> list[str]:
 def main(argv: list[str]) -> int:
     docs = Path(argv[0] if argv else "docs")
     findings = []
-    for page in sorted(p for p in docs.rglob("*.md") if "_build" not in p.parts):
+    for page in page_files(docs):
         findings += lint_page(page, docs)
     print("\n".join(findings) or "page blocks: no findings")
     return 1 if findings else 0

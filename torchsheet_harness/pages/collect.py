@@ -7,8 +7,9 @@ from pathlib import Path
 from sybil import Sybil
 from sybil.parsers.myst import ClearNamespaceParser
 
-from .page_parser import PageParser
-from .page_state import page_setup, page_teardown
+from ..locations import NOT_PAGES
+from .parser import PageParser
+from .state import page_setup, page_teardown
 
 
 def page_sybil(path: Path) -> Sybil:
@@ -16,7 +17,7 @@ def page_sybil(path: Path) -> Sybil:
     return Sybil(
         parsers=[PageParser(), ClearNamespaceParser()],
         patterns=["*.md"],
-        excludes=["_build/*"],
+        excludes=[f"{folder}/*" for folder in NOT_PAGES],
         path=str(Path(path).absolute()),
         setup=page_setup,
         teardown=page_teardown,

@@ -13,6 +13,8 @@ from collections.abc import Iterable
 
 from sybil import Document
 
+from ..pages.parser import block_of
+
 _BUILTINS = frozenset(dir(builtins))
 
 
@@ -41,8 +43,8 @@ def region_source(region) -> str:
 def gpu_sources(document: Document) -> Iterable[tuple[int, str]]:
     """(line, source) of each in-process GPU example of ``document``, in page order."""
     for example in document.examples():
-        requirement = getattr(example.region, "requirement", None)
-        if requirement is not None and requirement.gpus and not requirement.torchrun:
+        block = block_of(example.region)
+        if block is not None and block.requirement.gpus and not block.requirement.torchrun:
             yield example.line, region_source(example.region)
 
 

@@ -1,14 +1,21 @@
-"""pytest wiring: requirement markers on page examples, and a per-run summary of blocks."""
+"""pytest wiring: each page example carries its block, which gives its markers, the location of
+its skip and the per-run summary line. The results file is written by :mod:`.recorder`.
+
+The block travels with every report as the user property ``torchsheet_block`` (a plain dict, so
+it reaches the pytest-xdist controller), read back with :func:`block_of_report`.
+"""
 
 from __future__ import annotations
 
 from collections import Counter
+from typing import Any
 
 import pytest
 from sybil.integration.pytest import SybilItem
 
-from .locations import display_path
-from .requirements import Requirement
+from ..locations import display_path
+from ..pages.blocks import BlockInfo
+from ..pages.parser import block_of
 
 MARKERS = {
     "gpu": "needs at least one CUDA GPU (run with `pytest -m gpu` on a GPU runner)",
@@ -17,6 +24,7 @@ MARKERS = {
     "slurm": "needs a Slurm cluster (a private two-node cluster on this machine is started for it)",
     "slow": "takes more than a few seconds",
 }
+BLOCK_PROPERTY = "torchsheet_block"
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -24,21 +32,29 @@ def pytest_configure(config: pytest.Config) -> None:
         config.addinivalue_line("markers", f"{name}: {description}")
 
 
-def requirement_of(item: pytest.Item) -> Requirement | None:
-    """The requirement declared on a page example's block (None for ordinary tests)."""
-    if isinstance(item, SybilItem):
-        return getattr(item.example.region, "requirement", Requirement())
-    return None
+def block_of_item(item: pytest.Item) -> BlockInfo | None:
+    """The page block of a page example (None for ordinary tests)."""
+    return block_of(item.example.region) if isinstance(item, SybilItem) else None
+
+
+def block_of_report(report: pytest.TestReport) -> dict[str, Any] | None:
+    """The block a report is about: line, section, requires (badge label), not_run (reason)."""
+    return dict(report.user_properties).get(BLOCK_PROPERTY)
 
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     # tryfirst: markers must exist before `-m` deselects.
     for item in items:
-        requirement = requirement_of(item)
-        if requirement is not None:
-            for name in requirement.markers:
-                item.add_marker(name)
+        block = block_of_item(item)
+        if block is None:
+            continue
+        requirement = block.requirement
+        for name in requirement.markers:
+            item.add_marker(name)
+        requires = "" if requirement.is_cpu_only else requirement.label
+        described = {"line": block.line, "section": block.section, "requires": requires}
+        item.user_properties.append((BLOCK_PROPERTY, {**described, "not_run": block.not_run}))
 
 
 def pytest_terminal_summary(terminalreporter, exitstatus, config) -> None:  # noqa: ARG001
@@ -49,7 +65,8 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config) -> None:  # no
             if not str(getattr(report, "nodeid", "")).split("::")[0].endswith(".md"):
                 continue
             if outcome == "skipped" and isinstance(report.longrepr, tuple):
-                exempt = report.longrepr[2].startswith("not run:")
+                block = block_of_report(report) or {}
+                exempt = block.get("not_run") is not None
                 counts["exempted (not-run)" if exempt else "skipped (needs hardware)"] += 1
             elif report.when == "call" or outcome == "error":
                 counts[outcome] += 1
@@ -68,11 +85,3 @@ def pytest_runtest_makereport(item: pytest.Item, call):  # noqa: ARG001
     if isinstance(item, SybilItem) and report.skipped and isinstance(report.longrepr, tuple):
         reason = report.longrepr[2].removeprefix("Skipped: ")
         report.longrepr = (display_path(item.example.path), item.example.line, reason)
-
-
-@pytest.fixture
-def torchrun_launcher():
-    """The :func:`torchsheet_harness.torchrun_launcher.torchrun` function, for tests."""
-    from .torchrun_launcher import torchrun
-
-    return torchrun

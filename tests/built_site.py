@@ -1,13 +1,13 @@
 """The built HTML site as the site tests see it: built once, served on localhost, its code blocks.
 
-Used by tests/test_html.py, tests/test_copy_paste.py and tests/test_browser.py. The site is built
-with ``sphinx-build -W`` from docs/ into a temporary folder (about ten seconds), or taken from
-``$TORCHSHEET_HTML`` when that names an already built site.
+Test support, not part of the harness package: used by tests/test_html.py,
+tests/test_copy_paste.py and tests/test_browser.py. The site is built with ``sphinx-build -W``
+from docs/ into a temporary folder (about ten seconds), or taken from ``$TORCHSHEET_HTML`` when
+that names an already built site. Also here: sphinx-copybutton's formatCopyText, in Python.
 """
 
 from __future__ import annotations
 
-import fcntl
 import html
 import os
 import re
@@ -19,6 +19,9 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
+
+from torchsheet_harness.locations import page_files
+from torchsheet_harness.run.process import machine_lock
 
 ROOT = Path(__file__).resolve().parent.parent
 DOCS = ROOT / "docs"
@@ -40,8 +43,7 @@ def build_site(base: Path) -> Path:
         return Path(os.environ["TORCHSHEET_HTML"]).resolve()
     shared = base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
     out, failure = shared / "torchsheet-html", shared / "torchsheet-html.failed"
-    with open(shared / "torchsheet-html.lock", "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
+    with machine_lock(shared / "torchsheet-html.lock"):
         if not (out / "index.html").is_file() and not failure.is_file():
             error = _build(out)
             if error is not None:
@@ -53,16 +55,16 @@ def build_site(base: Path) -> Path:
 
 def _build(out_dir: Path) -> str | None:
     """Run sphinx-build -W into ``out_dir``; None on success, else its warnings."""
-    env = {k: v for k, v in os.environ.items() if k != "TORCHSHEET_RESULTS"}
     command = [
         sys.executable, "-m", "sphinx", "-W", "--keep-going", "-q", "-b", "html",
         "-d", str(out_dir.with_name("torchsheet-doctrees")),
-        # No results file: the site tests must not depend on the last test run.
+        # No results file (the option wins over $TORCHSHEET_RESULTS): the site tests must not
+        # depend on the last test run.
         "-D", f"torchsheet_results_file={out_dir.with_name('no-results.json')}",
         str(DOCS), str(out_dir),
     ]  # fmt: skip
     finished = subprocess.run(
-        command, capture_output=True, text=True, env=env, timeout=BUILD_TIMEOUT_SECONDS
+        command, capture_output=True, text=True, timeout=BUILD_TIMEOUT_SECONDS
     )
     if finished.returncode != 0:
         return f"sphinx-build -W failed:\n{finished.stderr}{finished.stdout}"
@@ -93,11 +95,7 @@ def serve(directory: Path) -> Iterator[str]:
 
 def pages(site: Path) -> list[Path]:
     """The HTML of every page built from docs/*.md (not search or index pages Sphinx adds)."""
-    return sorted(
-        site / md.relative_to(DOCS).with_suffix(".html")
-        for md in DOCS.rglob("*.md")
-        if "_build" not in md.relative_to(DOCS).parts
-    )
+    return [site / md.relative_to(DOCS).with_suffix(".html") for md in page_files(DOCS)]
 
 
 _BLOCK = re.compile(

@@ -15,9 +15,9 @@ from pathlib import Path
 from sybil import Document
 from sybil.parsers.markdown.lexers import RawFencedCodeBlockLexer
 
-from .locations import display_path
-from .page_parser import NOT_RUN
-from .sybil_config import page_sybil
+from ..locations import display_path, line_at, page_files
+from ..pages.blocks import dangling_not_run, lex_blocks
+from ..pages.collect import page_sybil
 
 #: Directives that hold prose, not code; any other ```{directive} counts as a code block.
 NON_CODE_DIRECTIVES = frozenset(
@@ -25,7 +25,7 @@ NON_CODE_DIRECTIVES = frozenset(
     "toctree figure image list-table csv-table table math glossary rubric topic sidebar "
     "contents only dropdown tab-set tab-item grid grid-item grid-item-card card margin "
     "versionadded versionchanged deprecated epigraph div "
-    # torchsheet's own directives (torchsheet_harness.sphinx_badges)
+    # torchsheet's own directives (torchsheet_harness.sphinx_ext)
     "page-overview".split()
 )
 _INFO = re.compile(r"(?P<info>[^\n]*)$\n", re.MULTILINE)
@@ -60,7 +60,7 @@ def code_blocks(document: Document) -> list[CodeBlock]:
         directive = _DIRECTIVE.match(info)
         if directive and directive["name"] in NON_CODE_DIRECTIVES:
             continue
-        line = document.text.count("\n", 0, region.start) + 1
+        line = line_at(document.text, region.start)
         blocks.append(CodeBlock(page, line, region.start, region.end, info))
     return blocks
 
@@ -80,10 +80,8 @@ def audit_page(path: Path, docs_dir: Path) -> AuditResult:
             "exempted; use ```python, {code-block} python or a checked output block, or put "
             "'% not-run: <reason>' on the line before it"
         )
-    for match in NOT_RUN.finditer(document.text):
-        if not any(block.start == match.end() for block in code_blocks(document)):
-            line = document.text.count("\n", 0, match.start()) + 1
-            problems.append(f"{display_path(path)}:{line}: '% not-run:' is not followed by a block")
+    for line in dangling_not_run(document, lex_blocks(document)):
+        problems.append(f"{display_path(path)}:{line}: '% not-run:' is not followed by a block")
     return AuditResult(problems, counts)
 
 
@@ -92,9 +90,7 @@ def audit_docs(docs_dir: Path, snippets_dir: Path | None = None) -> AuditResult:
     problems: list[str] = []
     counts: Counter = Counter()
     included: set[Path] = set()
-    for page in sorted(docs_dir.rglob("*.md")):
-        if "_build" in page.parts:
-            continue
+    for page in page_files(docs_dir):
         result = audit_page(page, docs_dir)
         problems += result.problems
         counts += result.counts

@@ -17,12 +17,8 @@ from pathlib import Path
 
 from sybil import Example
 
-from .evaluators import compare_output, padded_source, where
-from .page_parser import LAUNCHERS
+from .evaluators import LAUNCH_TIMEOUT_SECONDS, LaunchedBlock, padded_source
 from .process import Finished, run_command
-from .requirements import Requirement
-
-LAUNCH_TIMEOUT_SECONDS = 180.0
 
 
 @dataclass
@@ -110,35 +106,22 @@ def torchrun(
 
 
 @dataclass
-class TorchrunBlock:
+class TorchrunBlock(LaunchedBlock):
     """Evaluator: runs a page block or a snippets/ script under torchrun and checks its output."""
 
-    requirement: Requirement
-    place: str
-    source: str | None = None
-    script: Path | None = None
-    expected: str | None = None
-    timeout: float = LAUNCH_TIMEOUT_SECONDS
-
-    def __call__(self, example: Example) -> str | None:
-        with tempfile.TemporaryDirectory(prefix="torchsheet-block-") as workdir:
-            script = self.script
-            if script is None:
-                script = Path(workdir) / "block.py"
-                # Pad so tracebacks give the page's line numbers.
-                script.write_text(padded_source(example, self.source))
-            launch = torchrun(
-                script,
-                self.requirement.torchrun,
-                gpus=self.requirement.gpus,
-                timeout=self.timeout,
-                cwd=workdir,
-            )
+    def launch(self, example: Example, workdir: Path) -> tuple[str | None, str]:
+        script = self.script
+        if script is None:
+            script = workdir / "block.py"
+            # Pad so tracebacks give the page's line numbers.
+            script.write_text(padded_source(example, self.source))
+        launch = torchrun(
+            script,
+            self.requirement.torchrun,
+            gpus=self.requirement.gpus,
+            timeout=self.timeout,
+            cwd=workdir,
+        )
         if not launch.ok:
-            return f"{where(example)}: torchrun launch failed\n{launch.describe()}"
-        if self.expected is not None:
-            return compare_output(self.expected, launch.ranks_stdout(), where(example))
-        return None
-
-
-LAUNCHERS["torchrun"] = TorchrunBlock
+            return f"torchrun launch failed\n{launch.describe()}", ""
+        return None, launch.ranks_stdout()

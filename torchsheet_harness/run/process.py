@@ -5,15 +5,20 @@ in a session of its own, so a rank is outside the launcher's group and is orphan
 running, when the launcher is killed with SIGKILL. While the command runs, a watcher therefore
 records every descendant it sees (from ``/proc``, on Linux); whatever of them is still alive when
 the command ends, however it ends, is killed.
+
+The harness's only reading of ``/proc``, its kill helpers and its machine-wide lock live here.
 """
 
 from __future__ import annotations
 
+import fcntl
 import os
 import signal
 import subprocess
 import threading
-from collections.abc import Mapping, Sequence
+import time
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -80,7 +85,7 @@ def run_command(
         watcher.stop()
         # Children that outlived the leader (daemonised workers, ranks in their own sessions).
         # No new scan: the leader is gone, and its pid may already belong to someone else.
-        _kill_group(proc.pid, signal.SIGKILL)
+        kill_group(proc.pid, signal.SIGKILL)
         watcher.signal_all(signal.SIGKILL)
         if proc.poll() is None:  # only when communicate() itself was interrupted
             proc.kill()
@@ -117,8 +122,8 @@ class DescendantWatcher(threading.Thread):
         with self._lock:
             seen = dict(self.seen)
         for pid, started in seen.items():
-            if _start_time(pid) == started:
-                _kill(pid, sig)
+            if start_time(pid) == started:
+                kill(pid, sig)
 
     def kill_survivors(self, sig: signal.Signals) -> None:
         """Scan once more (the root must still be running), then signal everything seen."""
@@ -129,13 +134,10 @@ class DescendantWatcher(threading.Thread):
 def descendants(root: int) -> dict[int, str]:
     """Live descendants of ``root`` (pid -> start time), whatever session they are in."""
     children: dict[int, list[tuple[int, str]]] = {}
-    for entry in _PROC.iterdir():
-        if not entry.name.isdigit():
-            continue
-        fields = _stat_fields(int(entry.name))
-        if fields is None or fields[0] == "Z":
-            continue
-        children.setdefault(int(fields[1]), []).append((int(entry.name), fields[19]))
+    for pid in pids():
+        fields = _stat_fields(pid)
+        if fields is not None and fields[0] != "Z":
+            children.setdefault(int(fields[1]), []).append((pid, fields[19]))
     found: dict[int, str] = {}
     stack = [root]
     while stack:
@@ -144,6 +146,11 @@ def descendants(root: int) -> dict[int, str]:
                 found[pid] = started
                 stack.append(pid)
     return found
+
+
+def pids() -> list[int]:
+    """Every process id on this machine, from ``/proc``."""
+    return [int(entry.name) for entry in _PROC.iterdir() if entry.name.isdigit()]
 
 
 def _stat_fields(pid: int) -> list[str] | None:
@@ -155,35 +162,88 @@ def _stat_fields(pid: int) -> list[str] | None:
     return stat.rsplit(")", 1)[1].split()
 
 
-def _start_time(pid: int) -> str | None:
+def start_time(pid: int) -> str | None:
+    """When ``pid`` started (clock ticks after boot); None when it is gone or a zombie."""
     fields = _stat_fields(pid)
     if fields is None or fields[0] == "Z":
         return None
     return fields[19]
 
 
+def alive(pid: int) -> bool:
+    """True while ``pid`` runs (a zombie, dead but not yet reaped, counts as gone)."""
+    return start_time(pid) is not None
+
+
+def live_names() -> list[tuple[int, str]]:
+    """(pid, command name) of every live process on this machine (zombies left out)."""
+    found = []
+    for pid in pids():
+        try:
+            name = (_PROC / str(pid) / "comm").read_text().strip()
+        except OSError:
+            continue
+        if alive(pid):
+            found.append((pid, name))
+    return found
+
+
+def read_cmdline_and_environ(pid: int) -> bytes:
+    """A process's command line and environment, as bytes (empty when unreadable)."""
+    try:
+        return (_PROC / str(pid) / "cmdline").read_bytes() + (
+            _PROC / str(pid) / "environ"
+        ).read_bytes()
+    except OSError:
+        return b""
+
+
 def _terminate(proc: subprocess.Popen, watcher: DescendantWatcher) -> tuple[str, str]:
     # Snapshot first: once the leader dies, its children are reparented and cannot be found.
     watcher.snapshot()
-    _kill_group(proc.pid, signal.SIGTERM)
+    kill_group(proc.pid, signal.SIGTERM)
     watcher.signal_all(signal.SIGTERM)
     try:
         return proc.communicate(timeout=GRACE_SECONDS)
     except subprocess.TimeoutExpired:
-        _kill_group(proc.pid, signal.SIGKILL)
+        kill_group(proc.pid, signal.SIGKILL)
         watcher.kill_survivors(signal.SIGKILL)
         return proc.communicate()
 
 
-def _kill_group(pgid: int, sig: signal.Signals) -> None:
+def kill_group(pgid: int, sig: signal.Signals) -> None:
+    """Signal a process group, if it still exists."""
     try:
         os.killpg(pgid, sig)
     except (ProcessLookupError, PermissionError):
         pass
 
 
-def _kill(pid: int, sig: signal.Signals) -> None:
+def kill(pid: int, sig: signal.Signals = signal.SIGKILL) -> None:
+    """Signal one process, if it still exists."""
     try:
         os.kill(pid, sig)
     except (ProcessLookupError, PermissionError):
         pass
+
+
+@contextmanager
+def machine_lock(path: Path, wait_seconds: float | None = None) -> Iterator[None]:
+    """Hold an exclusive ``flock`` on ``path``: one holder per machine (or per shared folder).
+
+    Waits at most ``wait_seconds`` (None: as long as it takes), then raises TimeoutError.
+    """
+    handle = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        deadline = None if wait_seconds is None else time.monotonic() + wait_seconds
+        while True:
+            try:
+                fcntl.flock(handle, fcntl.LOCK_EX | (0 if deadline is None else fcntl.LOCK_NB))
+                break
+            except BlockingIOError:
+                if time.monotonic() > deadline:
+                    raise TimeoutError(f"{path} held by another process") from None
+                time.sleep(0.2)
+        yield
+    finally:
+        os.close(handle)  # closing drops the flock

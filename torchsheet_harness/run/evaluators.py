@@ -1,6 +1,8 @@
 """Evaluators: each runs one example and returns None on success or a failure message.
 
-Every message starts with 'page:line' so a reader of the pytest report can open the block.
+Each is a :data:`sybil.typing.Evaluator`. Every message starts with 'page:line' so a reader of
+the pytest report can open the block. A block run as processes of its own (a script, torchrun,
+Slurm) runs in a fresh temporary directory through :func:`run_in_workdir`.
 """
 
 from __future__ import annotations
@@ -9,22 +11,26 @@ import doctest
 import io
 import sys
 import tempfile
+from collections.abc import Callable
 from contextlib import redirect_stdout
 from dataclasses import dataclass
 from pathlib import Path
+from typing import ClassVar
 from unittest import SkipTest
 
 from sybil import Example
 from sybil.evaluators.doctest import OutputChecker
+from sybil.typing import Evaluator
 
-from .locations import place
+from ..locations import place
+from ..pages.requirements import Requirement
 from .process import run_command
-from .requirements import Requirement
 
 #: Doctest and output-block comparison: '...' matches anything, runs of whitespace are equal.
 #: Numbers are compared as text, so a float is checked to every digit the page shows.
 OPTION_FLAGS = doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE
 SNIPPET_TIMEOUT_SECONDS = 180.0
+LAUNCH_TIMEOUT_SECONDS = 180.0
 _checker = OutputChecker()
 
 
@@ -65,7 +71,7 @@ class Gated:
     """Runs ``inner`` only when this machine meets ``requirement``; otherwise SKIPPED with why."""
 
     requirement: Requirement
-    inner: object
+    inner: Evaluator
 
     def __call__(self, example: Example) -> str | None:
         __tracebackhide__ = True
@@ -103,6 +109,22 @@ class PythonBlock:
         return None
 
 
+def run_in_workdir(
+    example: Example,
+    prefix: str,
+    run: Callable[[Path], tuple[str | None, str]],
+    expected: str | None,
+) -> str | None:
+    """``run(workdir)`` gives (failure or None, stdout); the stdout is checked against the page."""
+    with tempfile.TemporaryDirectory(prefix=prefix) as workdir:
+        failure, stdout = run(Path(workdir))
+    if failure is not None:
+        return f"{where(example)}: {failure}"
+    if expected is not None:
+        return compare_output(expected, stdout, where(example))
+    return None
+
+
 @dataclass
 class ScriptFile:
     """Runs a snippets/ script as a reader would, ``python script.py``, in a fresh directory."""
@@ -112,12 +134,37 @@ class ScriptFile:
     timeout: float = SNIPPET_TIMEOUT_SECONDS
 
     def __call__(self, example: Example) -> str | None:
-        with tempfile.TemporaryDirectory(prefix="torchsheet-snippet-") as workdir:
-            finished = run_command(
-                [sys.executable, str(self.script)], timeout=self.timeout, cwd=workdir
-            )
+        return run_in_workdir(example, "torchsheet-snippet-", self.run, self.expected)
+
+    def run(self, workdir: Path) -> tuple[str | None, str]:
+        finished = run_command(
+            [sys.executable, str(self.script)], timeout=self.timeout, cwd=workdir
+        )
         if not finished.ok:
-            return f"{where(example)}: {self.script.name} failed\n{finished.describe()}"
-        if self.expected is not None:
-            return compare_output(self.expected, finished.stdout, where(example))
-        return None
+            return f"{self.script.name} failed\n{finished.describe()}", ""
+        return None, finished.stdout
+
+
+@dataclass
+class LaunchedBlock:
+    """A page block (``source``) or a snippets/ script (``script``) run by a launcher.
+
+    Subclasses say how in :meth:`launch`; the output is checked against the page's.
+    """
+
+    requirement: Requirement
+    source: str | None = None
+    script: Path | None = None
+    expected: str | None = None
+    timeout: float = LAUNCH_TIMEOUT_SECONDS
+    prefix: ClassVar[str] = "torchsheet-block-"
+
+    def __call__(self, example: Example) -> str | None:
+        def run(workdir: Path) -> tuple[str | None, str]:
+            return self.launch(example, workdir)
+
+        return run_in_workdir(example, self.prefix, run, self.expected)
+
+    def launch(self, example: Example, workdir: Path) -> tuple[str | None, str]:
+        """Run the block from ``workdir``: (failure message or None, the output to check)."""
+        raise NotImplementedError

@@ -1,0 +1,127 @@
+"""The page parser in-process, with Sybil's ``check_parser``: each page region carries its block,
+and a block's faults are reported at its page line (no pytest subprocess needed)."""
+
+from __future__ import annotations
+
+import textwrap
+import traceback
+from pathlib import Path
+
+import pytest
+from sybil import Document
+from sybil.example import SybilFailure
+from sybil.testing import check_parser
+
+from torchsheet_harness.pages.blocks import BlockInfo
+from torchsheet_harness.pages.parser import PageParser, block_of
+from torchsheet_harness.pages.requirements import Requirement, RequirementError
+
+PAGE = """\
+# Title
+
+Purpose.
+
+## First `section`
+
+```python
+>>> 1 + 1
+2
+>>> 2 + 2
+4
+```
+
+## Needs hardware
+
+```{code-block} python
+:class: needs-cuda
+>>> import torch
+```
+
+% not-run: shown only
+```bash
+echo hi
+```
+"""
+
+
+def page(text: str) -> str:
+    return textwrap.dedent(text).lstrip("\n")
+
+
+def test_every_region_carries_its_block() -> None:
+    document = Document(PAGE, "page.md")
+    blocks = [block_of(region) for region in PageParser()(document)]
+    cpu = BlockInfo(7, "first-section", Requirement())
+    assert blocks == [
+        cpu,
+        cpu,  # two >>> examples, one block
+        BlockInfo(16, "needs-hardware", Requirement(gpus=1)),
+        BlockInfo(22, "needs-hardware", Requirement(), not_run="shown only"),
+    ]
+
+
+def failure_of(text: str) -> str:
+    with pytest.raises(SybilFailure) as failed:
+        check_parser(PageParser(), page(text))
+    return str(failed.value)
+
+
+def test_a_directive_with_options_raises_at_its_page_line() -> None:
+    text = """
+        # Raising in a directive with options
+
+        ```{code-block} python
+        :caption: the options line shifts the code down
+        y = 2
+        raise KeyError("planted in a directive")
+        ```
+        """
+    with pytest.raises(KeyError) as raised:
+        check_parser(PageParser(), page(text))
+    assert traceback.extract_tb(raised.tb)[-1].lineno == 6
+
+
+def test_a_wrong_output_block_fails_with_expected_and_got() -> None:
+    message = failure_of("""
+        ```python
+        print("got this")
+        ```
+
+        ```{code-block} text
+        :class: output
+        expected that
+        ```
+        """)
+    assert ":1: the output shown on the page is not what the code printed" in message
+    assert "expected that" in message and "got this" in message
+
+
+def test_a_block_that_prints_unseen_output_fails() -> None:
+    message = failure_of("""
+        # Printing without showing it
+
+        ```python
+        print("nobody sees this")
+        ```
+        """)
+    assert ":3: the block printed output but the page shows none" in message
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("% not-run:\n```bash\necho hi\n```\n", ":2: '% not-run:' needs a reason"),
+        (
+            "Prose.\n\n```{code-block} text\n:class: output\nhello\n```\n",
+            ":3: an output block must directly follow",
+        ),
+        ("```{code-block} python\n:class: needs-gpu3\nx = 1\n```\n", ":1: unknown requirement"),
+    ],
+    ids=["not-run without a reason", "dangling output", "misspelled requirement"],
+)
+def test_a_page_fault_is_a_parse_error_at_its_line(tmp_path: Path, text: str, message: str):
+    path = tmp_path / "page.md"
+    path.write_text(text)
+    with pytest.raises(RequirementError) as error:
+        list(PageParser()(Document(text, str(path))))
+    assert f"page.md{message}" in str(error.value)

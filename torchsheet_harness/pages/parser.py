@@ -1,0 +1,148 @@
+"""The Sybil parser for a MyST page: every code block becomes an example or a loud error.
+
+What it understands, in page order (the blocks come from :func:`.blocks.lex_blocks`):
+
+- ```` ```python ```` and ```` ```{code-block} python ```` blocks: executed in the page's namespace;
+  a block whose source starts with ``>>>`` is a doctest, one example per prompt.
+- ``:class: needs-...`` on a ``{code-block} python`` or ``{literalinclude}``: the requirement
+  (see :mod:`.requirements`).
+- ``{literalinclude}`` of a script in ``snippets/``: the script is run as a reader runs it.
+- ``{code-block} text`` with ``:class: output`` right after a block: the output that block must
+  print, checked.
+- ``% not-run: reason`` right before any block: the block is reported SKIPPED with the reason.
+
+Every region it yields is a :class:`PageRegion` carrying its block's :class:`.blocks.BlockInfo`.
+Blocks in other languages are not examples; :mod:`..checks.audit` fails on any not exempted.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from pathlib import Path
+
+from sybil import Document, Region
+from sybil.evaluators.doctest import DocTestEvaluator
+from sybil.parsers.abstract.doctest import DocTestStringParser
+from sybil.typing import Evaluator
+
+from ..locations import place
+from ..run import evaluators
+from .blocks import Block, BlockInfo, check_not_run, lex_blocks
+from .requirements import Requirement, RequirementError
+
+
+class PageRegion(Region):
+    """A Sybil region that knows the page block it comes from."""
+
+    def __init__(
+        self, start: int, end: int, parsed: object, evaluator: Evaluator, block: BlockInfo
+    ):
+        if not block.requirement.is_cpu_only:
+            evaluator = evaluators.Gated(block.requirement, evaluator)
+        super().__init__(start, end, parsed, evaluator)
+        self.block = block
+
+
+def block_of(region: Region) -> BlockInfo | None:
+    """The block of a page region; None for regions of other parsers (clear-namespace)."""
+    return region.block if isinstance(region, PageRegion) else None
+
+
+class PageParser:
+    """Sybil parser turning a MyST page's code blocks into checked examples."""
+
+    def __init__(self, doctest_flags: int = evaluators.OPTION_FLAGS) -> None:
+        self.doctest_parser = DocTestStringParser(DocTestEvaluator(doctest_flags))
+
+    def __call__(self, document: Document) -> Iterable[Region]:
+        blocks = lex_blocks(document)
+        consumed: set[int] = set()
+        for index, block in enumerate(blocks):
+            if block.start in consumed:
+                continue
+            following = blocks[index + 1] if index + 1 < len(blocks) else None
+            output = following if _adjacent_output(document, block, following) else None
+            if output is not None:
+                consumed.add(output.start)
+            end = output.end if output is not None else block.end
+            if block.not_run is not None:
+                check_not_run(document, block)
+                skip = evaluators.SkipWithReason(block.not_run)
+                yield PageRegion(block.start, end, None, skip, block.info(Requirement()))
+                continue
+            if block.is_output:
+                raise RequirementError(
+                    f"{place(document.path, block.line)}: an output block must directly follow "
+                    "the block that prints it"
+                )
+            if block.kind == "literalinclude":
+                yield self._script(document, block, output, end)
+            elif block.argument == "python":
+                yield from self._python(document, block, output, end)
+
+    def _python(
+        self, document: Document, block: Block, output: Block | None, end: int
+    ) -> Iterable[Region]:
+        info = block.info(block.requirement(document.path))
+        source = block.source
+        if info.requirement.torchrun or info.requirement.slurm:
+            expected = str(output.source) if output is not None else None
+            launched = launcher(info.requirement)(
+                info.requirement, source=source, expected=expected
+            )
+            yield PageRegion(block.start, end, source, launched, info)  # parsed: for the linter
+            return
+        if source.startswith(">>>"):
+            if output is not None:
+                raise RequirementError(
+                    f"{place(document.path, block.line)}: a >>> block shows its own output; "
+                    "drop the output block after it"
+                )
+            for region in self.doctest_parser(source, document.path):
+                region.adjust(_bare_region(block), source)
+                yield PageRegion(region.start, region.end, region.parsed, region.evaluator, info)
+            return
+        expected = str(output.source) if output is not None else None
+        yield PageRegion(block.start, end, source, evaluators.PythonBlock(expected), info)
+
+    def _script(self, document: Document, block: Block, output: Block | None, end: int) -> Region:
+        info = block.info(block.requirement(document.path))
+        requirement = info.requirement
+        script = (Path(document.path).parent / block.argument).resolve()
+        where = place(document.path, block.line)
+        if not script.is_file():
+            raise RequirementError(f"{where}: literalinclude names a missing file {block.argument}")
+        expected = str(output.source) if output is not None else None
+        if requirement.torchrun or requirement.slurm:
+            evaluator = launcher(requirement)(requirement, script=script, expected=expected)
+        elif script.suffix != ".py":
+            raise RequirementError(
+                f"{where}: {block.argument} is not a Python script; declare how it runs "
+                "(needs-torchrun-N or needs-slurm)"
+            )
+        else:
+            evaluator = evaluators.ScriptFile(script, expected)
+        return PageRegion(block.start, end, None, evaluator, info)
+
+
+def launcher(requirement: Requirement) -> type:
+    """The evaluator class that launches a multi-process block (imported only when needed)."""
+    if requirement.slurm:
+        from ..run.slurm.block import SlurmBlock
+
+        return SlurmBlock
+    from ..run.torchrun import TorchrunBlock
+
+    return TorchrunBlock
+
+
+def _bare_region(block: Block) -> Region:
+    region = Region(block.start, block.end)
+    region.lexemes = {"source": block.source}
+    return region
+
+
+def _adjacent_output(document: Document, block: Block, following: Block | None) -> bool:
+    if following is None or not following.is_output or block.is_output:
+        return False
+    return document.text[block.end : following.start].strip() == ""

@@ -1,0 +1,253 @@
+"""A private two-node Slurm cluster on this machine, to run the pages' sbatch scripts for real.
+
+Two ``slurmd`` daemons act as two nodes, named after two host names that resolve to this machine
+(its host name and ``localhost``), next to a ``slurmctld`` and a ``munged`` of their own. Config,
+munge key and socket, state, spool, logs, pid files and ports all live in a temporary directory
+(:mod:`.conf`); clients (``sbatch``, ``srun``, ``scontrol``) reach this cluster only, through
+``SLURM_CONF`` and the munge socket that config names. Jobs: :mod:`.jobs`.
+
+Safety: it starts only as root, only when no munged/slurmctld/slurmd/slurmstepd runs on the
+machine (never next to a real cluster), one at a time per machine (an ``flock``), and it stops
+everything it started, job processes included, then checks that nothing of it is left.
+"""
+
+from __future__ import annotations
+
+import atexit
+import contextlib
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import tempfile
+import time
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+
+from .. import process
+from ..process import Finished, run_command
+from . import conf, jobs
+
+DAEMONS = ("munged", "slurmctld", "slurmd", "slurmstepd")
+BINARIES = ("munged", "slurmctld", "slurmd", "sbatch", "srun", "scontrol", "sinfo", "scancel")
+LOCK_FILE = Path(tempfile.gettempdir()) / "torchsheet-slurm-cluster.lock"
+LOCK_WAIT_SECONDS = 300.0
+READY_SECONDS = 60.0
+STOP_SECONDS = 15.0
+
+
+class SlurmUnavailable(RuntimeError):
+    """This machine cannot host a private cluster now; the message says why."""
+
+
+def running_daemons() -> list[tuple[int, str]]:
+    """(pid, name) of every live munged/slurmctld/slurmd/slurmstepd process on this machine."""
+    return sorted(
+        (pid, name)
+        for pid, name in process.live_names()
+        if name in DAEMONS or name.startswith("slurmstepd")
+    )
+
+
+def node_names() -> list[str]:
+    """Two distinct names for this machine that resolve to a loopback address."""
+    names = []
+    for name in (socket.gethostname(), "localhost"):
+        with contextlib.suppress(OSError):
+            if socket.gethostbyname(name).startswith("127.") and name not in names:
+                names.append(name)
+    return names
+
+
+def unavailable_reason() -> str | None:
+    """Why a private cluster cannot be started here, or None when it can."""
+    missing = [name for name in BINARIES if shutil.which(name) is None]
+    if missing:
+        return f"needs Slurm: {', '.join(missing)} not found (the CI script installs slurm-wlm)"
+    if os.geteuid() != 0:
+        return "needs root to start a private Slurm cluster (slurmd runs jobs as their user)"
+    if len(node_names()) < 2:
+        return "needs two host names resolving to this machine (its host name and localhost)"
+    daemons = running_daemons()
+    if daemons:
+        listed = ", ".join(f"{name} (pid {pid})" for pid, name in daemons)
+        return f"Slurm or munge already runs here ({listed}); not starting a cluster next to it"
+    return None
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def wait_for(condition: Callable[[], bool], what: str, seconds: float = READY_SECONDS) -> None:
+    deadline = time.monotonic() + seconds
+    while not condition():
+        if time.monotonic() > deadline:
+            raise RuntimeError(f"timed out after {seconds:.0f} s waiting for {what}")
+        time.sleep(0.1)
+
+
+class SlurmCluster:
+    """Context manager: a private cluster started on enter and stopped, with its jobs, on exit."""
+
+    def __init__(self, cpus_per_node: int | None = None) -> None:
+        self.cpus_per_node = cpus_per_node or os.cpu_count() or 1
+        self.nodes = node_names()
+        self.root: Path | None = None
+        self.daemons: list[subprocess.Popen] = []
+        self._lock: contextlib.ExitStack | None = None
+        self.started_seconds = 0.0
+        self.stopped_seconds = 0.0
+
+    def __enter__(self) -> SlurmCluster:
+        self.start()
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.stop()
+
+    @property
+    def layout(self) -> conf.Layout:
+        if self.root is None:
+            raise RuntimeError("the cluster is not started")
+        return conf.Layout(self.root)
+
+    def write_files(self) -> None:
+        """slurm.conf (free ports), the munge key and the folders, under ``self.root``."""
+        text = conf.slurm_conf(
+            self.layout,
+            self.nodes,
+            cpus_per_node=self.cpus_per_node,
+            controller_port=free_port(),
+            node_ports=[free_port() for _ in self.nodes],
+            name=f"torchsheet{os.getpid()}",
+        )
+        conf.write_files(self.layout, self.nodes, text)
+
+    def start(self) -> None:
+        """Start munged, slurmctld and one slurmd per node; return when every node is idle."""
+        began = time.monotonic()
+        self._lock = contextlib.ExitStack()
+        try:
+            try:
+                self._lock.enter_context(process.machine_lock(LOCK_FILE, LOCK_WAIT_SECONDS))
+            except TimeoutError:
+                raise SlurmUnavailable(
+                    f"another private cluster held {LOCK_FILE} for {LOCK_WAIT_SECONDS:.0f} s"
+                ) from None
+            reason = unavailable_reason()
+            if reason is not None:
+                raise SlurmUnavailable(reason)
+            atexit.register(self.stop)
+            self.root = Path(tempfile.mkdtemp(prefix="torchsheet-slurm-"))
+            self.write_files()
+            layout = self.layout
+            self._spawn(["munged", "--foreground", *conf.munge_options(layout)], "munged")
+            wait_for(layout.munge_socket.exists, "munged to create its socket")
+            self._spawn(["slurmctld", "-D", "-f", str(layout.conf)], "slurmctld")
+            for node in self.nodes:
+                self._spawn(["slurmd", "-D", "-f", str(layout.conf), "-N", node], f"slurmd-{node}")
+            wait_for(self._all_idle, "every node to be idle")
+        except BaseException:
+            self.stop()
+            raise
+        self.started_seconds = time.monotonic() - began
+
+    def stop(self) -> None:
+        """Cancel jobs, stop the daemons (SIGTERM, then SIGKILL), kill leftovers, release."""
+        if self.root is None and self._lock is None:
+            return
+        began = time.monotonic()
+        atexit.unregister(self.stop)
+        if self.daemons and all(proc.poll() is None for proc in self.daemons):
+            self.run(["scancel", "--full", "--user", "root"], timeout=10)
+        for proc in reversed(self.daemons):  # slurmd before slurmctld before munged
+            process.kill_group(proc.pid, signal.SIGTERM)
+            try:
+                proc.wait(timeout=STOP_SECONDS)
+            except subprocess.TimeoutExpired:
+                process.kill_group(proc.pid, signal.SIGKILL)
+                proc.wait()
+        # Step daemons finish on their own shortly after slurmd; give them a moment, then kill.
+        try:
+            wait_for(lambda: not self.leftover_processes(), "job steps to end", STOP_SECONDS)
+        except RuntimeError:
+            for pid in self.leftover_processes():
+                process.kill(pid)
+            wait_for(lambda: not self.leftover_processes(), "processes of the cluster to exit")
+        self.daemons = []
+        if self.root is not None:
+            shutil.rmtree(self.root, ignore_errors=True)
+            self.root = None
+        if self._lock is not None:
+            self._lock.close()
+            self._lock = None
+        self.stopped_seconds = time.monotonic() - began
+
+    def leftover_processes(self) -> list[int]:
+        """Pids started by this cluster: daemons, job steps and job processes (by SLURM_CONF)."""
+        if self.root is None:
+            return []
+        marker = str(self.root).encode()
+        # slurmstepd overwrites its command line and environment with its title; none ran
+        # before this cluster started (checked), so every one running now is ours.
+        found = {pid for pid, name in running_daemons() if name.startswith("slurmstepd")}
+        for pid, _ in process.live_names():
+            if pid != os.getpid() and marker in process.read_cmdline_and_environ(pid):
+                found.add(pid)
+        return sorted(found)
+
+    def env(self, extra: Mapping[str, str] | None = None) -> dict[str, str]:
+        """Environment for clients of this cluster only: no inherited SLURM_* variables."""
+        env = {key: value for key, value in os.environ.items() if not key.startswith("SLURM_")}
+        env["SLURM_CONF"] = str(self.layout.conf)
+        env.update(extra or {})
+        return env
+
+    def run(
+        self, argv: Sequence[str], *, timeout: float = 30, env: Mapping[str, str] | None = None
+    ) -> Finished:
+        """Run a Slurm client command against this cluster, from its directory."""
+        return run_command(argv, timeout=timeout, cwd=self.root, env=self.env(env))
+
+    def submit(
+        self, script: Path, *, cwd: Path, env: Mapping[str, str] | None = None, timeout: float
+    ) -> jobs.Job:
+        """``sbatch`` ``script`` from ``cwd`` on this cluster, and wait (:func:`.jobs.submit`)."""
+
+        def client(argv: Sequence[str], seconds: float) -> Finished:
+            return self.run(argv, timeout=seconds)
+
+        return jobs.submit(client, script, cwd=cwd, env=self.env(env), timeout=timeout)
+
+    def logs(self) -> str:
+        """Every daemon log of this cluster, for failure reports."""
+        if self.root is None:
+            return ""
+        return "\n".join(
+            f"--- {log.name} ---\n{log.read_text(errors='replace')[-4000:]}"
+            for log in sorted(self.layout.logs.glob("*.log"))
+        )
+
+    def _spawn(self, argv: list[str], name: str) -> None:
+        with open(self.layout.logs / f"{name}.out", "wb") as log:
+            proc = subprocess.Popen(
+                argv,
+                stdin=subprocess.DEVNULL,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                env=self.env(),
+                start_new_session=True,
+            )
+        self.daemons.append(proc)
+
+    def _all_idle(self) -> bool:
+        for proc in self.daemons:
+            if proc.poll() is not None:
+                raise RuntimeError(f"{proc.args[0]} exited with {proc.returncode}\n{self.logs()}")
+        shown = self.run(["sinfo", "--noheader", "--Node", "--format=%N %T"], timeout=10)
+        states = dict(line.split() for line in shown.stdout.splitlines() if line.strip())
+        return shown.ok and set(states) == set(self.nodes) and set(states.values()) == {"idle"}

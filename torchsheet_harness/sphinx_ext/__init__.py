@@ -1,0 +1,41 @@
+"""Sphinx extension: what the tests know about a page, shown on the page.
+
+- :mod:`.badges`: a badge above each block that needs hardware or a launcher, or is not run.
+- :mod:`.status`: the line under each page's purpose sentence, from the results file.
+- :mod:`.overview`: ``{page-overview}`` and the purpose sentence as the meta description.
+
+``extensions = [..., "torchsheet_harness.sphinx_ext"]``; ``torchsheet_results_file`` names the
+results file (path rule: :mod:`torchsheet_harness.results`).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from docutils import nodes
+from sphinx.application import Sphinx
+
+from . import badges, overview, status
+
+
+def skip_node(self: Any, node: nodes.Element) -> None:
+    raise nodes.SkipNode
+
+
+def setup(app: Sphinx) -> dict[str, Any]:
+    app.add_config_value("torchsheet_results_file", None, "env", types=[str, type(None)])
+    no_html = {builder: (skip_node, None) for builder in ("latex", "text", "man", "texinfo")}
+    app.add_node(badges.requirement_badge, html=(badges.visit_badge_html, None), **no_html)
+    app.add_node(status.page_status, html=(status.visit_status_html, None), **no_html)
+    app.add_node(overview.page_overview, html=(overview.visit_overview_html, None), **no_html)
+    app.add_directive("page-overview", overview.PageOverview)
+    app.connect("builder-inited", status.read_results)
+    app.connect("env-get-outdated", status.outdated_when_results_change)
+    # In this order: the purpose is read before the status line goes in after it.
+    app.connect("doctree-read", overview.record_page)
+    app.connect("doctree-read", badges.mark_blocks)
+    app.connect("doctree-read", status.insert_status)
+    app.connect("env-purge-doc", overview.purge_page)
+    app.connect("env-merge-info", overview.merge_pages)
+    app.connect("html-page-context", overview.add_meta_description)
+    return {"version": "1", "parallel_read_safe": True, "parallel_write_safe": True}

@@ -1,0 +1,97 @@
+"""Badges above code blocks: what a block needs, or that it is shown but not run.
+
+The blocks come from :func:`~torchsheet_harness.pages.blocks.lex_blocks`, the reading of a page
+the test parser uses, matched to the doctree's literal blocks by their first line: a block's
+``needs-*`` classes become a badge from the same :class:`~..pages.requirements.Requirement`
+that gates its test, an unknown ``needs-*`` class is a build warning naming page:line (``-W``
+makes it fail), and a block after ``% not-run: reason`` gets a discreet "not run" badge.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from pathlib import Path
+from typing import Any
+
+from docutils import nodes
+from sphinx.application import Sphinx
+from sphinx.util import logging
+from sybil import Document
+
+from ..locations import place
+from ..pages.blocks import Block, lex_blocks
+from ..pages.requirements import RequirementError
+
+logger = logging.getLogger(__name__)
+
+
+class requirement_badge(nodes.General, nodes.Element):  # noqa: N801 (docutils node names)
+    """Badge above a code block: ``label`` and ``how`` (one line on how it is run)."""
+
+
+def page_blocks(source: str) -> dict[int, Block]:
+    """The blocks of the page at ``source``, by their first line."""
+    document = Document(Path(source).read_text(encoding="utf-8"), source)
+    return {block.line: block for block in lex_blocks(document)}
+
+
+def mark_blocks(app: Sphinx, document: nodes.document) -> None:
+    """doctree-read: badges on requirement-bearing and not-run blocks."""
+    source = document["source"]
+    blocks = page_blocks(source)
+    for node in list(document.findall(nodes.literal_block)):
+        block = blocks.get(node.line) if node.source == source else None
+        if block is None:
+            if any(name.startswith("needs-") for name in node["classes"]):
+                logger.warning(
+                    f"{place(node.source or source, node.line or 0)}: a code block with a "
+                    "needs-* class that the harness does not see as a block",
+                    type="torchsheet",
+                    subtype="requirement",
+                )
+            continue
+        if block.kind == "literalinclude":
+            node["classes"].append("ts-script")  # run as a script, not pasted
+        if block.not_run:
+            node["classes"].append("ts-not-run")
+            how = f"Shown, not run by the tests: {block.not_run}."
+            _add_badge(node, "not run", how, "ts-not-run")
+            continue
+        try:
+            requirement = block.requirement(source)
+        except RequirementError as error:
+            logger.warning(str(error), type="torchsheet", subtype="requirement")
+            continue
+        if not requirement.is_cpu_only:
+            kinds = " ".join(f"ts-needs-{marker}" for marker in requirement.markers)
+            _add_badge(node, requirement.label, requirement.how_to_run, kinds)
+
+
+def _add_badge(node: nodes.literal_block, label: str, how: str, kinds: str) -> None:
+    badge = requirement_badge(label=label, how=how, kinds=kinds)
+    wrapper = nodes.container(classes=["ts-gated"])
+    # A literalinclude with a caption sits in a captioned container: badge the whole thing.
+    target = node.parent if "literal-block-wrapper" in node.parent.get("classes", []) else node
+    target.parent.replace(target, wrapper)  # (replace_self would copy the block's classes)
+    wrapper += badge
+    wrapper += target
+
+
+def _inline_code(text: str) -> str:
+    """HTML for ``text`` with `backticked` spans as <code>."""
+    parts = re.split(r"`([^`]+)`", text)
+    return "".join(
+        f"<code>{html.escape(part)}</code>" if i % 2 else html.escape(part)
+        for i, part in enumerate(parts)
+    )
+
+
+def visit_badge_html(self: Any, node: requirement_badge) -> None:
+    how_plain = html.escape(node["how"].replace("`", ""))
+    self.body.append(
+        f'<div class="ts-requirement {node["kinds"]}" role="note">'
+        f'<span class="ts-badge" title="{how_plain}">{html.escape(node["label"])}</span>'
+        f'<span class="ts-how">{_inline_code(node["how"])}</span></div>'
+    )
+    raise nodes.SkipNode
