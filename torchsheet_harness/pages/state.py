@@ -36,12 +36,24 @@ def seed_everything(seed: int = PAGE_SEED) -> None:
     torch.manual_seed(seed)
 
 
+def _default_device() -> torch.device | None:
+    """The device ``torch.set_default_device`` set, or None when none was set.
+
+    Not ``torch.get_default_device()``: it says 'cpu' when none is set, and setting 'cpu' back
+    installs a TorchFunctionMode that changes what later pages see (torch.compile traces
+    ``x * 2`` as a method call under it).
+    """
+    context = getattr(torch._GLOBAL_DEVICE_CONTEXT, "device_context", None)
+    return None if context is None else context.device
+
+
 def capture_global_state() -> dict[str, Any]:
     """Everything process-wide a page can change, read so it can be put back."""
     state: dict[str, Any] = {
         "cwd": os.getcwd(),
         "default_dtype": torch.get_default_dtype(),
-        "default_device": torch.get_default_device(),
+        "default_device": _default_device(),
+        "safe_globals": torch.serialization.get_safe_globals(),
         "grad_enabled": torch.is_grad_enabled(),
         "deterministic": torch.are_deterministic_algorithms_enabled(),
         "deterministic_warn_only": torch.is_deterministic_algorithms_warn_only_enabled(),
@@ -66,6 +78,8 @@ def restore_global_state(state: dict[str, Any]) -> None:
     os.chdir(state["cwd"])
     torch.set_default_dtype(state["default_dtype"])
     torch.set_default_device(state["default_device"])
+    torch.serialization.clear_safe_globals()
+    torch.serialization.add_safe_globals(state["safe_globals"])
     torch.set_grad_enabled(state["grad_enabled"])
     torch.use_deterministic_algorithms(
         state["deterministic"], warn_only=state["deterministic_warn_only"]
