@@ -4,6 +4,7 @@ On CPU with gloo (the default payload, 4 MiB, suits it):
 
     torchrun --standalone --nproc-per-node 2 broadcast_bench.py
 
+NCCL and one GPU per rank when the node has a GPU for every local rank, otherwise gloo on CPU.
 On one node's GPUs with NCCL, a payload large enough to reach full bandwidth:
 
     torchrun --standalone --nproc-per-node 8 broadcast_bench.py --size 512MiB --iters 100
@@ -12,6 +13,7 @@ On one node's GPUs with NCCL, a payload large enough to reach full bandwidth:
 import argparse
 import os
 import re
+import sys
 import time
 
 import torch
@@ -32,6 +34,17 @@ def format_size(nbytes: int) -> str:
     return f"{nbytes // UNITS[unit]} {unit}"
 
 
+def choose_device(local_rank: int, local_world_size: int) -> torch.device:
+    """cuda:LOCAL_RANK when this node has a GPU for every local rank (NCCL), else the CPU (gloo).
+
+    Fewer GPUs than ranks (2 ranks on a 1-GPU machine) gives gloo on CPU rather than rank 1
+    asking for a GPU that is not there ("invalid device ordinal").
+    """
+    if torch.cuda.is_available() and torch.cuda.device_count() >= local_world_size:
+        return torch.device("cuda", local_rank)
+    return torch.device("cpu")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--size", default="4MiB", help="payload, e.g. 4MiB or 1GiB")
@@ -39,12 +52,11 @@ def main() -> None:
     parser.add_argument("--iters", type=int, default=20, help="timed iterations")
     args = parser.parse_args()
 
-    if torch.cuda.is_available():
-        device = torch.device("cuda", int(os.environ["LOCAL_RANK"]))
+    device = choose_device(int(os.environ["LOCAL_RANK"]), int(os.environ["LOCAL_WORLD_SIZE"]))
+    if device.type == "cuda":
         torch.cuda.set_device(device)
         dist.init_process_group("nccl", device_id=device)
     else:
-        device = torch.device("cpu")
         dist.init_process_group("gloo")
     rank, world = dist.get_rank(), dist.get_world_size()
 
@@ -86,7 +98,8 @@ def main() -> None:
     dist.all_reduce(ok, op=dist.ReduceOp.MIN)
     if rank == 0:
         print("PASS" if ok.item() else "FAIL")
-    dist.barrier()
+    # Clean shutdown: see docs/distributed/ddp.md, "Shutting down cleanly".
+    dist.barrier()  # every rank is done communicating
     dist.destroy_process_group()
     if not ok.item():
         raise SystemExit(1)
@@ -94,3 +107,5 @@ def main() -> None:
 
 if __name__ == "__main__":
     main()
+    sys.stdout.flush()
+    os._exit(0)  # skip interpreter teardown, where gloo can abort

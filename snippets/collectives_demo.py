@@ -14,15 +14,23 @@ import torch
 import torch.distributed as dist
 
 
+def choose_device(local_rank: int, local_world_size: int) -> torch.device:
+    """cuda:LOCAL_RANK when this node has a GPU for every local rank (NCCL), else the CPU (gloo).
+
+    Fewer GPUs than ranks (2 ranks on a 1-GPU machine) gives gloo on CPU rather than rank 1
+    asking for a GPU that is not there ("invalid device ordinal").
+    """
+    if torch.cuda.is_available() and torch.cuda.device_count() >= local_world_size:
+        return torch.device("cuda", local_rank)
+    return torch.device("cpu")
+
+
 def setup() -> torch.device:
-    local_rank = int(os.environ["LOCAL_RANK"])
-    local_world_size = int(os.environ["LOCAL_WORLD_SIZE"])
-    if torch.cuda.device_count() >= local_world_size:
-        device = torch.device("cuda", local_rank)
+    device = choose_device(int(os.environ["LOCAL_RANK"]), int(os.environ["LOCAL_WORLD_SIZE"]))
+    if device.type == "cuda":
         torch.cuda.set_device(device)
         dist.init_process_group("nccl", device_id=device)
     else:
-        device = torch.device("cpu")
         dist.init_process_group("gloo")
     return device
 

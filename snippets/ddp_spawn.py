@@ -1,11 +1,14 @@
+# Adapted from "Build a Large Language Model From Scratch" by Sebastian Raschka
+# (github.com/rasbt/LLMs-from-scratch), Appendix A, DDP-script.py;
+# Apache License 2.0, see NOTICE.
 """Train a toy classifier with DDP on two processes started by torch.multiprocessing.spawn.
 
 Run:  python snippets/ddp_spawn.py
 
-Adapted from "Build a Large Language Model From Scratch", Appendix A (DDP-script.py): gloo on
-CPU, NCCL when there is a GPU for every process; no fixed port (the parent starts the rendezvous
-store on a free port); accuracy summed over all ranks; a clean shutdown. It asserts that the
-model learned the toy data, so it never exits 0 having done nothing.
+Changed from the book's script: gloo on CPU, NCCL when there is a GPU for every process; no
+fixed port (the parent starts the rendezvous store on a free port); evaluation counts each
+sample once on any number of ranks; a clean shutdown. It asserts that the model learned the toy
+data, so it never exits 0 having done nothing.
 """
 
 import os
@@ -16,7 +19,7 @@ import torch.distributed as dist
 import torch.multiprocessing as mp
 import torch.nn.functional as F
 from torch.nn.parallel import DistributedDataParallel as DDP
-from torch.utils.data import DataLoader, Dataset
+from torch.utils.data import DataLoader, Dataset, Subset
 from torch.utils.data.distributed import DistributedSampler
 
 WORLD_SIZE = 2
@@ -60,17 +63,19 @@ def prepare_dataset():
     train_loader = DataLoader(
         train_ds, batch_size=2, shuffle=False, drop_last=True, sampler=DistributedSampler(train_ds)
     )
-    # Evaluation keeps every sample (no drop_last), still split over the ranks.
+    # Evaluation counts every sample exactly once: rank r takes samples r, r + world size, ...
+    # (a DistributedSampler would pad the shares to equal length by repeating samples).
+    rank, world_size = dist.get_rank(), dist.get_world_size()
     eval_loaders = [
-        DataLoader(ds, batch_size=2, sampler=DistributedSampler(ds, shuffle=False))
+        DataLoader(Subset(ds, range(rank, len(ds), world_size)), batch_size=2)
         for ds in (train_ds, test_ds)
     ]
     return train_loader, eval_loaders
 
 
 def compute_accuracy(model, dataloader, device):
-    """Accuracy over all ranks: correct and total counts are summed with all_reduce, so it is
-    right for any world size (a rank with no batch adds zeros instead of dividing by zero)."""
+    """Accuracy over all ranks: each rank counts its own samples, all_reduce sums the counts
+    (a rank with no sample adds zeros instead of dividing by zero)."""
     model.eval()
     counts = torch.zeros(2, device=device)  # correct, total
     with torch.no_grad():
@@ -82,9 +87,20 @@ def compute_accuracy(model, dataloader, device):
     return (counts[0] / counts[1]).item()
 
 
+def choose_device(local_rank: int, local_world_size: int) -> torch.device:
+    """cuda:LOCAL_RANK when this node has a GPU for every local rank (NCCL), else the CPU (gloo).
+
+    Fewer GPUs than ranks (2 ranks on a 1-GPU machine) gives gloo on CPU rather than rank 1
+    asking for a GPU that is not there ("invalid device ordinal").
+    """
+    if torch.cuda.is_available() and torch.cuda.device_count() >= local_world_size:
+        return torch.device("cuda", local_rank)
+    return torch.device("cpu")
+
+
 def main(rank, world_size, store_port, num_epochs):
-    use_nccl = torch.cuda.device_count() >= world_size
-    device = torch.device("cuda", rank) if use_nccl else torch.device("cpu")
+    device = choose_device(rank, world_size)  # one node: local rank = rank
+    use_nccl = device.type == "cuda"
     if use_nccl:
         torch.cuda.set_device(device)
     # Connect to the store the parent started; it carries the rendezvous, no MASTER_PORT needed.
@@ -103,7 +119,8 @@ def main(rank, world_size, store_port, num_epochs):
     model = DDP(model, device_ids=[device.index] if device.type == "cuda" else None)
     optimizer = torch.optim.SGD(model.parameters(), lr=0.5)
 
-    # 5 samples in batches of 2 with drop_last: beyond 4 ranks some rank gets no batch at all.
+    # The sampler pads 5 samples to a multiple of the world size (repeating some), so each rank
+    # gets ceil(5 / world size): from 5 ranks on that is 1, and drop_last leaves no rank a batch.
     assert len(train_loader) > 0, f"rank {rank}: no training batch with {world_size} ranks"
     for epoch in range(num_epochs):
         train_loader.sampler.set_epoch(epoch)

@@ -6,6 +6,7 @@ Run it (the same script works on one node, on several nodes and under Slurm):
 """
 
 import os
+import sys
 
 import torch.distributed as dist
 
@@ -25,9 +26,12 @@ def main() -> None:
         # The rendezvous values are the same on every rank.
         assert all(env[name] == mine[name] for env in everyone for name in SHARED)
         print(" ".join(f"{name}={mine[name]}" for name in SHARED))
-    dist.barrier()
+    # Clean shutdown: see docs/distributed/ddp.md, "Shutting down cleanly".
+    dist.barrier()  # every rank is done communicating
     dist.destroy_process_group()
 
 
 if __name__ == "__main__":
     main()
+    sys.stdout.flush()
+    os._exit(0)  # skip interpreter teardown, where gloo can abort

@@ -19,9 +19,12 @@ def main() -> None:
     if dist.get_rank() == 0:
         print(f"attempt {attempt}: {dist.get_world_size()} ranks up")
         print(f"max restarts {os.environ['TORCHELASTIC_MAX_RESTARTS']}")
-    dist.barrier()
+    # Clean shutdown: see docs/distributed/ddp.md, "Shutting down cleanly".
+    dist.barrier()  # every rank is done communicating
     dist.destroy_process_group()
 
 
 if __name__ == "__main__":
     main()
+    sys.stdout.flush()
+    os._exit(0)  # skip interpreter teardown, where gloo can abort

@@ -6,6 +6,7 @@ srun starts every rank; run it through the batch script next to it:
 """
 
 import os
+import sys
 
 import torch.distributed as dist
 
@@ -24,9 +25,12 @@ def main() -> None:
         print(f"world size {dist.get_world_size()}")
         for rank, local_rank, node in everyone:
             print(f"rank {rank}  local rank {local_rank}  node {node}")
-    dist.barrier()
+    # Clean shutdown: see docs/distributed/ddp.md, "Shutting down cleanly".
+    dist.barrier()  # every rank is done communicating
     dist.destroy_process_group()
 
 
 if __name__ == "__main__":
     main()
+    sys.stdout.flush()
+    os._exit(0)  # skip interpreter teardown, where gloo can abort
