@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from torchsheet_harness.torchrun_launcher import torchrun
+from torchsheet_harness.run.torchrun import torchrun
 
 SNIPPETS = Path(__file__).resolve().parent.parent / "snippets"
 

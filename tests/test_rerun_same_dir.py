@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from torchsheet_harness.torchrun_launcher import torchrun
+from torchsheet_harness.run.torchrun import torchrun
 
 PAGE = Path(__file__).resolve().parent.parent / "docs" / "distributed" / "process-groups.md"
 BLOCK = re.compile(
