@@ -14,8 +14,17 @@ copyright = "2026, torchsheet contributors"
 # torchsheet_harness.sphinx_badges draws each block's requirement badge (from the same
 # declaration that gates its test) and each page's "Verified with torch X" line, which it reads
 # from the results file the test run writes (docs/_build/results.json, or $TORCHSHEET_RESULTS).
-extensions = ["myst_parser", "sphinx_copybutton", "torchsheet_harness.sphinx_badges"]
-myst_enable_extensions = ["deflist"]
+# torchsheet_harness.quick_reference builds the quick reference and the pitfalls page from the
+# blocks marked '% quickref: <section>' and '% pitfall: ...' on the pages.
+extensions = [
+    "myst_parser",
+    "sphinx_copybutton",
+    "torchsheet_harness.sphinx_badges",
+    "torchsheet_harness.quick_reference",
+]
+# colon_fence: ':::{quick-reference}' holds no code, so the collection audit (which looks at
+# ``` fences) does not take it for a code block.
+myst_enable_extensions = ["deflist", "colon_fence"]
 
 exclude_patterns = ["_build", "Thumbs.db", ".DS_Store"]
 html_theme = "furo"
