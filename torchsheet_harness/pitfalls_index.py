@@ -45,14 +45,14 @@ def row(translator: Any, pitfall: Pitfall) -> str:
     reason = unverified_reason(app, pitfall.docname)
     title = app.env.titles[pitfall.docname].astext()
     href = link(translator, pitfall.docname, pitfall.anchor)
-    flag = f'<span class="ts-qr-flag">not verified: {html.escape(reason)}</span>' if reason else ""
+    state = f' ts-qr-unverified" title="Not verified: {html.escape(reason)}' if reason else ""
     return (
-        f'<tr class="ts-pitfall{" ts-qr-unverified" if reason else ""}">'
+        f'<tr class="ts-pitfall{state}">'
         f'<td class="ts-pitfall-mistake">{inline_code(pitfall.mistake)}</td>'
         f'<td class="ts-pitfall-effect">{inline_code(pitfall.effect)}</td>'
         f'<td class="ts-pitfall-fix">{inline_code(pitfall.fix)}</td>'
         f'<td class="ts-pitfall-where"><a href="{href}">{html.escape(title)} › '
-        f"{inline_code(pitfall.heading)}</a>{flag}</td></tr>"
+        f"{inline_code(pitfall.heading)}</a></td></tr>"
     )
 
 

@@ -88,12 +88,13 @@ def visit_quick_reference_html(self: Any, node: quick_reference) -> None:
             unverified += len(excerpt.lines) if reason else 0
             code = self.highlighter.highlight_block("\n".join(excerpt.lines), "python")
             title = app.env.titles[excerpt.docname].astext()
-            flag = f' <span class="ts-qr-flag">not verified: {html.escape(reason)}</span>'
+            state = (
+                f' ts-qr-unverified" title="Not verified: {html.escape(reason)}' if reason else ""
+            )
             items.append(
-                f'<div class="ts-qr-item{" ts-qr-unverified" if reason else ""}">{code}'
+                f'<div class="ts-qr-item{state}">{code}'
                 f'<a class="ts-qr-link" href="{link(self, excerpt.docname, excerpt.anchor)}" '
-                f'title="{html.escape(title)}">{html.escape(excerpt.heading)}</a>'
-                f"{flag if reason else ''}</div>"
+                f'title="{html.escape(title)}">{html.escape(excerpt.heading)}</a></div>'
             )
         if items:
             anchor = f"qr-{slug(name)}"
@@ -104,7 +105,10 @@ def visit_quick_reference_html(self: Any, node: quick_reference) -> None:
             )
     summary = f"{total} lines, every one from a block the test suite executes"
     if unverified:
-        summary += f"; {unverified} of them from pages not verified in this build"
+        summary += (
+            f"; {unverified} of them from pages not verified in this build (dashed on the left; "
+            "hover for why)"
+        )
     self.body.append(
         f'<p class="ts-qr-summary">{summary}.</p><div class="ts-quickref">{"".join(parts)}</div>'
     )
