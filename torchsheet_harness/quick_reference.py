@@ -106,7 +106,7 @@ def visit_quick_reference_html(self: Any, node: quick_reference) -> None:
     summary = f"{total} lines, every one from a block the test suite executes"
     if unverified:
         summary += (
-            f"; {unverified} of them from pages not verified in this build (dashed on the left; "
+            f"; {unverified} of them not verified by the last test run (dashed on the left; "
             "hover for why)"
         )
     self.body.append(
