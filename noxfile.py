@@ -78,3 +78,13 @@ def bench(session: nox.Session) -> None:
         f"{setup_seconds:.1f}",
         *session.posargs,
     )
+
+
+@nox.session(python=PYTHON)
+def pdf(session: nox.Session) -> None:
+    """Build the site, then print the quick reference to docs/_build/quickref.pdf (Chromium)."""
+    install(session, "docs")
+    session.run("sphinx-build", "-W", "--keep-going", "-b", "html", "docs", "docs/_build/html")
+    session.run(
+        "python", "tests/pdf_print.py", "docs/_build/html/quickref.html", "docs/_build/quickref.pdf"
+    )

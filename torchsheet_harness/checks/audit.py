@@ -26,7 +26,7 @@ NON_CODE_DIRECTIVES = frozenset(
     "contents only dropdown tab-set tab-item grid grid-item grid-item-card card margin "
     "versionadded versionchanged deprecated epigraph div "
     # torchsheet's own directives (torchsheet_harness.sphinx_ext)
-    "page-overview".split()
+    "page-overview quick-reference pitfalls".split()
 )
 _INFO = re.compile(r"(?P<info>[^\n]*)$\n", re.MULTILINE)
 _DIRECTIVE = re.compile(r"\{(?P<name>[\w:-]+)\}")

@@ -3,6 +3,9 @@
 - :mod:`.badges`: a badge above each block that needs hardware or a launcher, or is not run.
 - :mod:`.status`: the line under each page's purpose sentence, from the results file.
 - :mod:`.overview`: ``{page-overview}`` and the purpose sentence as the meta description.
+- :mod:`.quick_reference` (with :mod:`.sheet_markers`, :mod:`.sheet_store`,
+  :mod:`.pitfalls_index`): ``{quick-reference}`` and ``{pitfalls}``, built from the blocks marked
+  ``% quickref:`` and ``% pitfall:`` on the pages.
 
 ``extensions = [..., "torchsheet_harness.sphinx_ext"]``; ``torchsheet_results_file`` names the
 results file (path rule: :mod:`torchsheet_harness.results`).
@@ -15,7 +18,7 @@ from typing import Any
 from docutils import nodes
 from sphinx.application import Sphinx
 
-from . import badges, overview, status
+from . import badges, overview, quick_reference, status
 
 
 def skip_node(self: Any, node: nodes.Element) -> None:
@@ -38,4 +41,5 @@ def setup(app: Sphinx) -> dict[str, Any]:
     app.connect("env-purge-doc", overview.purge_page)
     app.connect("env-merge-info", overview.merge_pages)
     app.connect("html-page-context", overview.add_meta_description)
+    quick_reference.register(app, no_html)
     return {"version": "1", "parallel_read_safe": True, "parallel_write_safe": True}

@@ -1,0 +1,80 @@
+"""What the marked pages recorded for the sheets, kept in the build environment, and its order.
+
+Per page, the excerpts and pitfalls its markers yield (:mod:`.sheet_markers`); which pages hold a
+``{quick-reference}`` (with its sections) or ``{pitfalls}``; the pages in reading order; and
+whether a page's blocks count as run in the last test run, read through
+:mod:`.status` (the results file the status line reads).
+"""
+
+from __future__ import annotations
+
+import html
+from pathlib import Path
+from typing import Any
+
+from sphinx.application import Sphinx
+
+from .. import results
+from ..pages.requirements import RequirementError, parse_classes
+from .sheet_markers import Excerpt
+from .status import page_status_of
+
+
+def sheets(env: Any) -> dict[str, dict[str, Any]]:
+    """What the pages recorded: 'marks' (docname → (excerpts, pitfalls)), 'sections', 'pitfalls'
+    (docnames holding a directive)."""
+    if not hasattr(env, "torchsheet_sheets"):
+        env.torchsheet_sheets = {"marks": {}, "sections": {}, "pitfalls": {}}
+    return env.torchsheet_sheets
+
+
+def purge(app: Sphinx, env: Any, docname: str) -> None:
+    for table in sheets(env).values():
+        table.pop(docname, None)
+
+
+def merge(app: Sphinx, env: Any, docnames: set[str], other: Any) -> None:
+    for key, table in sheets(other).items():
+        sheets(env)[key].update({d: v for d, v in table.items() if d in docnames})
+
+
+def rewrite_sheets(app: Sphinx, env: Any) -> list[str]:
+    """env-get-updated: the sheets show other pages, so write them on every build."""
+    return sorted(set(sheets(env)["sections"]) | set(sheets(env)["pitfalls"]))
+
+
+def navigation_order(app: Sphinx) -> list[str]:
+    """Every page in reading order (the order of the site's previous/next links)."""
+    relations = app.env.collect_relations()
+    order, current = [], app.config.root_doc
+    while current and current not in order:
+        order.append(current)
+        current = relations.get(current, [None, None, None])[2]
+    return order
+
+
+def marks_in_order(app: Sphinx) -> list[tuple[list[Excerpt], list]]:
+    marks = sheets(app.env)["marks"]
+    order = {docname: i for i, docname in enumerate(navigation_order(app))}
+    return [marks[d] for d in sorted(marks, key=lambda d: (order.get(d, len(order)), d))]
+
+
+def unverified_reason(app: Sphinx, docname: str, classes: str = "") -> str | None:
+    """Why a block of ``docname`` cannot count as run in the last test run, or None."""
+    found = app.torchsheet_results  # read once per build by .status
+    path = Path(app.env.doc2path(docname))
+    page = path.relative_to(app.srcdir).as_posix()
+    status = page_status_of(found, page, results.page_digest(path))
+    if status.state != "verified":
+        return status.text
+    try:
+        label = parse_classes(classes, page).label
+    except RequirementError:
+        return "its requirement is unknown"
+    lacked = (found or {}).get("pages", {}).get(page, {}).get("needs_hardware", {})
+    return f"needs {label}, which the test machine lacked" if label in lacked else None
+
+
+def link(translator: Any, docname: str, anchor: str) -> str:
+    uri = translator.builder.get_relative_uri(translator.builder.current_docname, docname)
+    return html.escape(f"{uri}#{anchor}" if anchor else uri)
