@@ -183,10 +183,20 @@ def diff_lines(stdout: str) -> list[str]:
             "Traceback (most recent call last):\n  File x\n    f()\nValueError: 'x'\n",
             ["Traceback (most recent call last):", "    ...", "ValueError: 'x'"],
         ),
+        ("W: a is\nshown ...\nold\n", "W: a is shown here\nnew\n", ["W: a is", "shown ...", "new"]),
         ("", "printed\n", ["printed"]),
         ("shown\n", "", []),
     ],
-    ids=["a line", "inline ...", "... over lines", "... then more", "traceback", "new", "gone"],
+    ids=[
+        "a line",
+        "inline ...",
+        "... over lines",
+        "... then more",
+        "traceback",
+        "wrapped by the page",
+        "new",
+        "gone",
+    ],
 )
 def test_only_differing_lines_are_rewritten(expected: str, got: str, rewritten: list[str]):
     assert updated_expected(expected, got) == rewritten

@@ -24,6 +24,8 @@ from sybil.evaluators.doctest import OutputChecker
 OPTION_FLAGS = doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE
 #: Larger outputs are not aligned line by line (quadratic): a rewrite takes the printed text.
 MAX_ALIGNED_PAIRS = 40_000
+#: A printed line the page wrapped into up to this many lines is kept as the page wrapped it.
+MAX_WRAPPED = 4
 _checker = OutputChecker()
 
 
@@ -68,12 +70,12 @@ def _is_wildcard(line: str) -> bool:
 def _align(expected: list[str], got: list[str]) -> list[tuple[str, int, int, int, int]] | None:
     """Steps turning ``expected`` into ``got``, keeping as many expected lines as possible.
 
-    Each step is (op, i, i_end, j, j_end) over expected[i:i_end] and got[j:j_end]: 'keep' (one
-    line that matches one line), 'wild' (a '...' line standing for got[j:j_end], maybe none),
-    'replace' (an expected line whose place a different printed line takes), 'drop' (an expected
-    line the code did not print), 'add' (a printed line the page lacks). A kept line scores 2, a
-    replaced one 1, so a '...' does not swallow a line that an expected line can be replaced
-    by. None when the outputs are too large to align.
+    Each step is (op, i, i_end, j, j_end) over expected[i:i_end] and got[j:j_end]: 'keep' (a
+    line that matches one line, or the lines the page wrapped it into), 'wild' (a '...' line
+    standing for got[j:j_end], maybe none), 'replace' (an expected line whose place a different
+    printed line takes), 'drop' (an expected line the code did not print), 'add' (a printed line
+    the page lacks). A kept line scores 2, a replaced one 1, so a '...' does not swallow a line
+    that an expected line can be replaced by. None when the outputs are too large to align.
     """
     n, m = len(expected), len(got)
     if n * m > MAX_ALIGNED_PAIRS:
@@ -100,6 +102,8 @@ def _align(expected: list[str], got: list[str]) -> list[tuple[str, int, int, int
                         options.append(1 + best[i + 1][j + 1])
                 if wild[i]:
                     options.append(2 + best[i + 1][j])
+                for k in _wrapped(expected, wild, got, i, j):
+                    options.append(2 * k + best[i + k][j + 1])
                 best[i][j] = max(options)
             if j < m and best[i][j + 1] == best[i][j]:
                 swallow[i][j] = swallow[i][j + 1]
@@ -110,9 +114,16 @@ def _align(expected: list[str], got: list[str]) -> list[tuple[str, int, int, int
     while i < n or j < m:
         here = best[i][j]
         diagonal = best[i + 1][j + 1] if i < n and j < m else None
+        wrapped = [
+            k for k in _wrapped(expected, wild, got, i, j) if here == 2 * k + best[i + k][j + 1]
+        ]
         if diagonal is not None and same[i][j] and here == 2 + diagonal:
             steps.append(("keep", i, i + 1, j, j + 1))
             i, j = i + 1, j + 1
+        elif wrapped:
+            k = wrapped[0]
+            steps.append(("keep", i, i + k, j, j + 1))
+            i, j = i + k, j + 1
         elif i < n and wild[i] and here == 2 + best[i + 1][j]:
             k = swallow[i + 1][j]
             steps.append(("wild", i, i + 1, j, k))
@@ -129,6 +140,20 @@ def _align(expected: list[str], got: list[str]) -> list[tuple[str, int, int, int
     return steps
 
 
+def _wrapped(expected: list[str], wild: list[bool], got: list[str], i: int, j: int) -> list[int]:
+    """How many expected lines from i on (2 to :data:`MAX_WRAPPED`) the page wrapped one printed
+    line got[j] into: they match it joined (runs of whitespace are equal)."""
+    if j >= len(got):
+        return []
+    return [
+        k
+        for k in range(2, MAX_WRAPPED + 1)
+        if i + k <= len(expected)
+        and not any(wild[i : i + k])
+        and matches(" ".join(expected[i : i + k]) + "\n", got[j] + "\n")
+    ]
+
+
 def updated_expected(expected: str, got: str) -> list[str]:
     """The lines to show instead of ``expected``: its lines that still match ``got`` (``...``
     parts included) kept, every other line replaced by the printed one.
@@ -141,9 +166,9 @@ def updated_expected(expected: str, got: str) -> list[str]:
     if steps is not None:
         expected_lines = lines_of(expected)
         lines = []
-        for op, i, _, j, j_end in steps:
+        for op, i, i_end, j, j_end in steps:
             if op in ("keep", "wild"):
-                lines.append(expected_lines[i])
+                lines.extend(expected_lines[i:i_end])
             elif op in ("add", "replace"):
                 lines.extend(got_lines[j:j_end])
         if matches("\n".join(lines) + "\n", got):
