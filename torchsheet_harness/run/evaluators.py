@@ -2,7 +2,10 @@
 
 Each is a :data:`sybil.typing.Evaluator`. Every message starts with 'page:line' so a reader of
 the pytest report can open the block. A block run as processes of its own (a script, torchrun,
-Slurm) runs in a fresh temporary directory through :func:`run_in_workdir`.
+Slurm) runs in a fresh temporary directory through :func:`run_in_workdir`. An output that
+differs fails with an :class:`.outputs.OutputMismatch`: the message, with the first differing
+column marked, carrying what the page expected and what was printed (every rank's stdout, rank 0
+first, for torchrun), which ``--update-outputs`` writes back into the page.
 """
 
 from __future__ import annotations
