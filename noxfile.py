@@ -1,4 +1,5 @@
-"""Sessions: docs (build the HTML), docs-tests (run every page and snippet), gpu, lint, bench.
+"""Sessions: docs (build the HTML), docs-tests (run every page and snippet), update-outputs
+(rewrite the outputs of the pages named), gpu, lint, bench.
 
 torch comes from TORCH_SPEC, default ``torch==2.13.0`` (a CPU wheel; an unpinned spec makes pip
 download a multi-GB CUDA build). Example: ``TORCH_SPEC="torch>=2.6" nox -s docs-tests``.
@@ -45,6 +46,16 @@ def docs_tests(session: nox.Session) -> None:
     install(session, "test")
     workers = os.environ.get("TORCHSHEET_WORKERS", "auto")
     session.run("pytest", "-n", workers, "--dist", "loadfile", *session.posargs)
+
+
+@nox.session(name="update-outputs", python=PYTHON)
+def update_outputs(session: nox.Session) -> None:
+    """Rewrite in the pages the outputs their code prints differently; prints the diff to read.
+
+    ``nox -s update-outputs -- docs/tensors/layout.md`` (default: every page). Records no results.
+    """
+    install(session, "test")
+    session.run("pytest", "-n", "0", "--update-outputs", *(session.posargs or ["docs"]))
 
 
 @nox.session(python=PYTHON)

@@ -28,13 +28,16 @@ class BlockInfo:
     """A block's identity, set once by the parser on each of its regions and read by everyone.
 
     ``line`` is the block's first line (its opening fence), ``section`` the slug of the heading
-    it sits under ('' before the first), ``not_run`` the reason of a ``% not-run:`` exemption.
+    it sits under ('' before the first), ``not_run`` the reason of a ``% not-run:`` exemption,
+    ``output`` the span (start, end offsets in the page text) of the text of the output block
+    that follows it, None without one: what ``--update-outputs`` rewrites.
     """
 
     line: int
     section: str
     requirement: Requirement = Requirement()
     not_run: str | None = None
+    output: tuple[int, int] | None = None
 
 
 @dataclass
@@ -69,8 +72,15 @@ class Block:
             names = [name for name in names if name.startswith("needs-")]
         return parse_classes(" ".join(names), place(path, self.line))
 
-    def info(self, requirement: Requirement) -> BlockInfo:
-        return BlockInfo(self.line, self.section, requirement, self.not_run)
+    @property
+    def source_span(self) -> tuple[int, int]:
+        """Where the block's text (between its fences and options) lies in the page."""
+        start = self.start + self.source.offset
+        return start, start + len(self.source)
+
+    def info(self, requirement: Requirement, output: Block | None = None) -> BlockInfo:
+        span = output.source_span if output is not None else None
+        return BlockInfo(self.line, self.section, requirement, self.not_run, span)
 
 
 def lex_blocks(document: Document) -> list[Block]:

@@ -21,7 +21,6 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from sybil import Document, Region
-from sybil.evaluators.doctest import DocTestEvaluator
 from sybil.parsers.abstract.doctest import DocTestStringParser
 from sybil.typing import Evaluator
 
@@ -52,7 +51,7 @@ class PageParser:
     """Sybil parser turning a MyST page's code blocks into checked examples."""
 
     def __init__(self, doctest_flags: int = evaluators.OPTION_FLAGS) -> None:
-        self.doctest_parser = DocTestStringParser(DocTestEvaluator(doctest_flags))
+        self.doctest_parser = DocTestStringParser(evaluators.DocTestExample(doctest_flags))
 
     def __call__(self, document: Document) -> Iterable[Region]:
         blocks = lex_blocks(document)
@@ -83,7 +82,7 @@ class PageParser:
     def _python(
         self, document: Document, block: Block, output: Block | None, end: int
     ) -> Iterable[Region]:
-        info = block.info(block.requirement(document.path))
+        info = block.info(block.requirement(document.path), output)
         source = block.source
         if info.requirement.torchrun or info.requirement.slurm:
             expected = str(output.source) if output is not None else None
@@ -106,7 +105,7 @@ class PageParser:
         yield PageRegion(block.start, end, source, evaluators.PythonBlock(expected), info)
 
     def _script(self, document: Document, block: Block, output: Block | None, end: int) -> Region:
-        info = block.info(block.requirement(document.path))
+        info = block.info(block.requirement(document.path), output)
         requirement = info.requirement
         script = (Path(document.path).parent / block.argument).resolve()
         where = place(document.path, block.line)

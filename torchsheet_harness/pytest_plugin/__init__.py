@@ -25,6 +25,8 @@ MARKERS = {
     "slow": "takes more than a few seconds",
 }
 BLOCK_PROPERTY = "torchsheet_block"
+#: ``pytest --update-outputs`` (rewrite outputs in the pages) comes with this plugin.
+pytest_plugins = ["torchsheet_harness.pytest_plugin.update_outputs"]
 
 
 def pytest_configure(config: pytest.Config) -> None:

@@ -2,12 +2,14 @@
 
 Each is a :data:`sybil.typing.Evaluator`. Every message starts with 'page:line' so a reader of
 the pytest report can open the block. A block run as processes of its own (a script, torchrun,
-Slurm) runs in a fresh temporary directory through :func:`run_in_workdir`.
+Slurm) runs in a fresh temporary directory through :func:`run_in_workdir`. An output that
+differs fails with an :class:`.outputs.OutputMismatch`: the message, with the first differing
+column marked, carrying what the page expected and what was printed (every rank's stdout, rank 0
+first, for torchrun), which ``--update-outputs`` writes back into the page.
 """
 
 from __future__ import annotations
 
-import doctest
 import io
 import sys
 import tempfile
@@ -19,19 +21,16 @@ from typing import ClassVar
 from unittest import SkipTest
 
 from sybil import Example
-from sybil.evaluators.doctest import OutputChecker
+from sybil.evaluators.doctest import DocTestEvaluator, DocTestRunner, OutputChecker
 from sybil.typing import Evaluator
 
 from ..locations import place
 from ..pages.requirements import Requirement
+from .outputs import OPTION_FLAGS, OutputMismatch, first_difference, matches
 from .process import run_command
 
-#: Doctest and output-block comparison: '...' matches anything, runs of whitespace are equal.
-#: Numbers are compared as text, so a float is checked to every digit the page shows.
-OPTION_FLAGS = doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE
 SNIPPET_TIMEOUT_SECONDS = 180.0
 LAUNCH_TIMEOUT_SECONDS = 180.0
-_checker = OutputChecker()
 
 
 def where(example: Example) -> str:
@@ -45,15 +44,66 @@ def padded_source(example: Example, source: str | None = None) -> str:
     return "\n" * (example.line + getattr(source, "line_offset", 0)) + str(source)
 
 
-def compare_output(expected: str, got: str, place: str) -> str | None:
-    """None when ``got`` matches the page's ``expected`` output, else expected vs got."""
-    if _checker.check_output(expected, got, OPTION_FLAGS):
+def compare_output(expected: str, got: str, place: str) -> OutputMismatch | None:
+    """None when ``got`` matches the page's ``expected`` output, else expected vs got, with the
+    first differing column marked (the mismatch also carries both, for ``--update-outputs``)."""
+    if matches(expected, got):
         return None
-    return (
+    message = (
         f"{place}: the output shown on the page is not what the code printed\n"
         f"--- expected (from the page) ---\n{expected.rstrip()}\n"
-        f"--- got ---\n{got.rstrip()}"
+        f"--- got ---\n{got.rstrip()}\n"
+        f"{first_difference(expected, got)}"
     )
+    return OutputMismatch(message, expected, got)
+
+
+class _RecordingChecker(OutputChecker):
+    """Sybil's checker, remembering the last (want, got) doctest compared.
+
+    For an example that shows a traceback, doctest compares only its exception line(s) with the
+    exception raised; this is how the evaluator learns which.
+    """
+
+    last: tuple[str, str] = ("", "")
+
+    def check_output(self, want: str, got: str, optionflags: int) -> bool:
+        self.last = (want, got)
+        return super().check_output(want, got, optionflags)
+
+
+class _Runner(DocTestRunner):
+    def __init__(self, optionflags: int) -> None:
+        super().__init__(optionflags)
+        self._checker = _RecordingChecker()
+        self.mismatch: tuple[str, str, str] | None = None
+
+    def report_failure(self, out, test, example, got) -> None:  # noqa: ANN001
+        want, printed = self._checker.last
+        exception = example.exc_msg is not None and want == example.exc_msg
+        self.mismatch = (want, printed, "exception" if exception else "want")
+        super().report_failure(out, test, example, got)
+        out(first_difference(want, printed) + "\n")
+
+
+class DocTestExample(DocTestEvaluator):
+    """Sybil's doctest evaluator, whose failure marks the first differing column and carries
+    what the page expected and what was printed (an :class:`.outputs.OutputMismatch`).
+
+    An example that raised an exception its output does not show fails with a plain message.
+    """
+
+    def __init__(self, optionflags: int = OPTION_FLAGS) -> None:
+        self.runner = _Runner(optionflags)
+
+    def __call__(self, example: Example) -> str:
+        __tracebackhide__ = True
+        self.runner.mismatch = None
+        message = super().__call__(example)
+        if message and self.runner.mismatch is not None:
+            want, got, part = self.runner.mismatch
+            return OutputMismatch(message, want, got, part)
+        return message
 
 
 @dataclass
