@@ -1,13 +1,21 @@
 """Sessions: docs (build the HTML), docs-tests (run every page and snippet), update-outputs
 (rewrite the outputs of the pages named), gpu, lint, bench.
 
-torch comes from TORCH_SPEC, default ``torch==2.13.0`` (a CPU wheel; an unpinned spec makes pip
-download a multi-GB CUDA build). Example: ``TORCH_SPEC="torch>=2.6" nox -s docs-tests``.
+torch comes from TORCH_SPEC, default ``torch==2.13.0`` (an unpinned spec makes pip download a
+multi-GB CUDA build). Example: ``TORCH_SPEC="torch>=2.6" nox -s docs-tests``.
+
+docs-tests is parametrized over the torch versions of the matrix, ``TORCH_VERSIONS``:
+``nox -s "docs-tests(torch='2.14.1')"`` runs one leg in a venv of its own. A bare
+``nox -s docs-tests`` runs the first (default) leg only, with TORCH_SPEC when it is set; the
+other legs run when named. Each leg records its results in a file of its own
+(``docs/_build/results/<environment>.json``), and ``nox -s docs`` shows them all.
 """
 
 from __future__ import annotations
 
 import os
+import re
+import sys
 
 import nox
 
@@ -15,13 +23,22 @@ nox.options.sessions = ["docs-tests", "docs"]  # tests first: the build shows th
 nox.options.reuse_existing_virtualenvs = True
 nox.options.default_venv_backend = "venv"
 
-TORCH_SPEC = os.environ.get("TORCH_SPEC", "torch==2.13.0")
+TORCH_VERSIONS = ("2.13.0", "2.14.1")  # docs-tests' matrix; the first is the default leg
+TORCH_SPEC = os.environ.get("TORCH_SPEC", f"torch=={TORCH_VERSIONS[0]}")
 PYTHON = os.environ.get("TORCHSHEET_PYTHON")  # None: the Python running nox
+# nox -s gpu records here: a GPU runner's results file is committed (README, "On a GPU runner").
+GPU_RESULTS = "docs/_results"
 
 
-def install(session: nox.Session, *extras: str) -> None:
-    session.install(TORCH_SPEC)
+def install(session: nox.Session, *extras: str, torch: str = TORCH_SPEC) -> None:
+    session.install(torch)
     session.install("-e", f".[{','.join(extras)}]")
+
+
+def named_on_command_line(torch: str, argv: list[str]) -> bool:
+    """Whether ``argv`` names the docs-tests leg of ``torch`` ("docs-tests(torch='2.14.1')")."""
+    wanted = re.compile(rf"""docs-tests\(torch=(['"]){re.escape(torch)}\1\)""")
+    return any(wanted.search(arg.replace(" ", "")) for arg in argv)
 
 
 @nox.session(python=PYTHON)
@@ -41,9 +58,14 @@ def docs(session: nox.Session) -> None:
 
 
 @nox.session(name="docs-tests", python=PYTHON)
-def docs_tests(session: nox.Session) -> None:
-    """Run every page's blocks, every snippet and the harness tests, in parallel."""
-    install(session, "test")
+@nox.parametrize("torch", TORCH_VERSIONS)
+def docs_tests(session: nox.Session, torch: str) -> None:
+    """Run every page's blocks, every snippet and the harness tests, in parallel, on one torch."""
+    default = torch == TORCH_VERSIONS[0]
+    if not default and not named_on_command_line(torch, sys.argv):
+        leg = f"docs-tests(torch='{torch}')"
+        session.skip(f'not the default torch: run this leg with nox -s "{leg}"')
+    install(session, "test", torch=TORCH_SPEC if default else f"torch=={torch}")
     workers = os.environ.get("TORCHSHEET_WORKERS", "auto")
     session.run("pytest", "-n", workers, "--dist", "loadfile", *session.posargs)
 
@@ -60,9 +82,17 @@ def update_outputs(session: nox.Session) -> None:
 
 @nox.session(python=PYTHON)
 def gpu(session: nox.Session) -> None:
-    """Run the CUDA-requiring blocks (``pytest -m gpu``); on a CPU machine they are skipped."""
+    """Run every block that needs CUDA (``pytest -m gpu``) and record it in docs/_results/.
+
+    Fails, unlike a plain ``pytest -m gpu`` on a laptop, when torch is a CPU build, when no
+    CUDA device is visible, or when every selected block was skipped
+    (``--torchsheet-expect-gpu``). TORCH_SPEC's default from PyPI is the CUDA build on Linux.
+    """
     install(session, "test")
-    session.run("pytest", "-m", "gpu", *session.posargs)
+    session.run(
+        "pytest", "-m", "gpu", "--torchsheet-expect-gpu", f"--torchsheet-results={GPU_RESULTS}",
+        *session.posargs,
+    )  # fmt: skip
 
 
 @nox.session(python=PYTHON)

@@ -6,6 +6,7 @@ the small Sphinx projects below check the extension's behaviour on pages written
 
 from __future__ import annotations
 
+import os
 import re
 import subprocess
 import sys
@@ -16,8 +17,16 @@ import pytest
 from built_site import build_site, html_blocks, pages
 
 from torchsheet_harness.pages.requirements import parse_classes
-from torchsheet_harness.results import page_digest, write_results
+from torchsheet_harness.results import (
+    Environment,
+    PageEntry,
+    Results,
+    environment_key,
+    page_digest,
+    write_results,
+)
 from torchsheet_harness.sphinx_ext.status import status_of
+from torchsheet_harness.sphinx_ext.verdicts import PageView, block_verdict, page_view
 
 EXTERNAL = re.compile(r"^(?:[a-z][a-z0-9+.-]*:)?//", re.IGNORECASE)
 FETCHING_TAG = re.compile(
@@ -143,7 +152,7 @@ def small_project(tmp_path: Path, page: str) -> Path:
     source.mkdir()
     (source / "conf.py").write_text(
         "extensions = ['myst_parser', 'torchsheet_harness.sphinx_ext']\n"
-        "torchsheet_results_file = 'results.json'\n"
+        "torchsheet_results = 'results'  # the folder of results files\n"
     )
     (source / "index.md").write_text(textwrap.dedent(page))
     return source
@@ -181,14 +190,37 @@ def test_an_unknown_requirement_fails_the_build_naming_page_and_line(tmp_path: P
     assert "index.md:10: unknown requirement 'needs-gpu-2'" in finished.stderr
 
 
-def entry(source: Path, **counts: object) -> dict:
-    return {
-        "sha256": page_digest(source / "index.md"),
-        "torch": "2.13.0",
-        "device": "CPU",
-        "finished": "2026-01-01 00:00 UTC",
-        **counts,
-    }
+CPU_213 = Environment(torch="2.13.0+cpu", cuda=None, device="CPU", gpus=0, python="3.11.7")
+CPU_214 = Environment(torch="2.14.1", cuda="13.0", device="CPU", gpus=0, python="3.11.7")
+H200 = Environment(torch="2.11.0+cu130", cuda="13.0", device="NVIDIA H200", gpus=1, python="3.12.3")
+CUDA_SKIP = {"outcome": "skipped", "reason": "needs CUDA, found 0 CUDA GPUs", "requires": "CUDA"}
+PASSED = {"outcome": "passed"}
+
+
+def record(
+    folder: Path, source: Path, environment: Environment, blocks: dict, stale: bool = False
+) -> None:
+    """A results file of ``environment`` in ``folder`` for the page index.md of ``source``."""
+    digest = "0" * 64 if stale else page_digest(source / "index.md")
+    page = PageEntry(sha256=digest, finished="2026-01-01 00:00 UTC", errors=0, blocks=blocks)
+    path = folder / f"{environment_key(environment)}.json"
+    write_results(path, environment, {"index.md": page}, run={})
+
+
+def built(source: Path) -> str:
+    finished = sphinx(source, "-W")
+    assert finished.returncode == 0, finished.stderr
+    return (source.parent / "html" / "index.html").read_text(encoding="utf-8")
+
+
+def status_line(html: str) -> str:
+    status = re.search(r'<p class="ts-status[^>]*>(.*?)</p>', html)
+    assert status is not None
+    return status[1]
+
+
+def result_lines(html: str) -> list[str]:
+    return re.findall(r'<span class="ts-result">(.*?)</span>', html)
 
 
 @pytest.mark.parametrize(
@@ -198,8 +230,8 @@ def entry(source: Path, **counts: object) -> dict:
         ("stale", "Not verified in this build: the page changed after the last test run."),
         (
             "fresh",
-            "Verified with torch 2.13.0 on CPU: 1 block passed; 1 needs CUDA, which the test "
-            "machine lacked.",
+            "Verified with torch 2.13.0 on CPU (1 block); 1 needs CUDA, which the test machine "
+            "lacked.",
         ),
     ],
 )
@@ -208,32 +240,110 @@ def test_the_status_line_comes_from_the_results_file(
 ) -> None:
     source = small_project(tmp_path, PAGE.replace("CLASSES", "needs-cuda"))
     if recorded is not None:
-        page = entry(source, passed=1, failed=0, errors=0, needs_hardware={"CUDA": 1})
-        if recorded == "stale":
-            page["sha256"] = "0" * 64
-        write_results(source / "results.json", {"index.md": page}, run={})
-    finished = sphinx(source, "-W")
-    assert finished.returncode == 0, finished.stderr
-    html = (source.parent / "html" / "index.html").read_text(encoding="utf-8")
-    status = re.search(r'<p class="ts-status[^>]*>(.*?)</p>', html)
-    assert status is not None and status[1] == expected
+        blocks = {"5": PASSED, "10": CUDA_SKIP}
+        record(source / "results", source, CPU_213, blocks, stale=recorded == "stale")
+    html = built(source)
+    assert status_line(html) == expected
     assert "Needs CUDA; tested with <code>pytest -m gpu</code>" in html
 
 
+def test_every_environment_that_verified_the_page_is_listed(tmp_path: Path) -> None:
+    source = small_project(tmp_path, PAGE.replace("CLASSES", "needs-cuda"))
+    record(source / "results", source, CPU_213, {"5": PASSED, "10": CUDA_SKIP})
+    record(source / "results", source, CPU_214, {"5": PASSED, "10": CUDA_SKIP})
+    record(source / "committed", source, H200, {"10": PASSED})  # a `-m gpu` run
+    conf = (source / "conf.py").read_text()
+    both = f"'results{os.pathsep}committed'"
+    (source / "conf.py").write_text(conf.replace("'results'", both))
+    html = built(source)
+    assert status_line(html) == (
+        "Verified with torch 2.13.0 and 2.14.1 on CPU (1 block), and on NVIDIA H200 with "
+        "torch 2.11.0+cu130 (1 CUDA block)."
+    )
+    # The CUDA block says where it was verified; the CPU block, verified wherever it ran
+    # (the GPU run did not select it), says nothing more.
+    assert result_lines(html) == [
+        "Verified with torch 2.11.0+cu130 on NVIDIA H200; skipped with torch 2.13.0 and 2.14.1 "
+        "on CPU (needs CUDA, found 0 CUDA GPUs)."
+    ]
+
+
+def test_a_failure_in_one_environment_shows_on_the_page(tmp_path: Path) -> None:
+    source = small_project(tmp_path, PAGE.replace("CLASSES", "needs-cuda"))
+    record(source / "results", source, CPU_213, {"5": PASSED, "10": CUDA_SKIP})
+    record(source / "results", source, CPU_214, {"5": {"outcome": "failed"}, "10": CUDA_SKIP})
+    html = built(source)
+    assert 'class="ts-status ts-status-failed"' in html
+    assert status_line(html) == (
+        "Failing with torch 2.14.1 on CPU: 1 of 2 blocks failed (line 5), passing with torch "
+        "2.13.0 on CPU."
+    )
+    # The CPU block gets a badge of its own saying where it fails and where it passes.
+    assert (
+        '<span class="ts-badge" title="Runs on CPU; tested on every run of the suite. Failed'
+        in (html)
+    )
+    assert "Failed with torch 2.14.1 on CPU; passed with torch 2.13.0 on CPU." in result_lines(html)
+
+
+def view(*runs: tuple[Environment, dict, str], lines: tuple[int, ...] = (5, 10)) -> PageView:
+    found = [
+        Results(
+            schema=2,
+            environment={**environment, "key": environment_key(environment)},
+            last_run={},
+            pages={"p.md": PageEntry(sha256=digest, finished="1", blocks=blocks)},
+        )
+        for environment, blocks, digest in runs
+    ]
+    return page_view(found, "p.md", "now", list(lines))
+
+
+def test_a_run_of_an_older_page_source_is_dropped() -> None:
+    page = view((CPU_213, {"5": PASSED}, "now"), (CPU_214, {"5": {"outcome": "failed"}}, "old"))
+    assert list(page.environments) == [environment_key(CPU_213)]
+    assert status_of([page]).text == (
+        "Partly verified with torch 2.13.0 on CPU (1 block); 1 not run by the recorded test runs."
+    )
+    assert status_of([view((CPU_214, {"5": PASSED}, "old"))]).state == "stale"
+
+
+def test_a_pass_elsewhere_never_hides_a_failure() -> None:
+    page = view(
+        (CPU_213, {"5": PASSED, "10": PASSED}, "now"),
+        (CPU_214, {"5": PASSED, "10": {"outcome": "errors"}}, "now"),
+        (H200, {"5": PASSED, "10": PASSED}, "now"),
+    )
+    status = status_of([page])
+    assert status.state == "failed" and "Verified" not in status.text
+    assert status.text.startswith("Failing with torch 2.14.1 on CPU: 1 of 2 blocks failed")
+    assert block_verdict(page, 10) == (
+        "failed",
+        "Failed with torch 2.14.1 on CPU; passed with torch 2.13.0 on CPU and torch "
+        "2.11.0+cu130 on NVIDIA H200.",
+    )
+    assert block_verdict(page, 5) is None  # passed everywhere
+
+
+def test_blocks_no_run_recorded_are_not_verified() -> None:
+    # A -k run recorded block 5 only: block 10 is neither verified nor counted as passed.
+    page = view((CPU_213, {"5": PASSED}, "now"))
+    status = status_of([page])
+    assert status.state == "partial"
+    assert status.text == (
+        "Partly verified with torch 2.13.0 on CPU (1 block); 1 not run by the recorded test runs."
+    )
+
+
 def test_a_page_where_nothing_ran_does_not_say_verified() -> None:
-    entry = {
-        "passed": 0,
-        "skipped": 2,
-        "needs_hardware": {"CUDA": 2},
-        "torch": "2",
-        "device": "CPU",
-    }
-    status = status_of([entry])
+    page = view((CPU_213, {"5": CUDA_SKIP, "10": CUDA_SKIP}, "now"))
+    status = status_of([page])
     assert status.state == "unverified" and "Verified" not in status.text
-    assert "2 need CUDA, which the test machine (torch 2 on CPU) lacked" in status.text
+    assert "2 need CUDA, which the test machine (torch 2.13.0 on CPU) lacked" in status.text
 
 
 def test_a_failing_page_never_says_verified() -> None:
-    status = status_of([{"passed": 3, "failed": 1, "torch": "2.13.0", "device": "CPU"}])
+    blocks = {str(line): PASSED for line in (1, 2, 3)} | {"4": {"outcome": "failed"}}
+    status = status_of([view((CPU_213, blocks, "now"), lines=(1, 2, 3, 4))])
     assert status.state == "failed"
     assert "Verified" not in status.text and "1 of 4 blocks failed" in status.text

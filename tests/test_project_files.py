@@ -93,8 +93,14 @@ def test_ci_runs_the_lint_session_before_the_tests() -> None:
     assert os.access(ROOT / ".ci" / "run", os.X_OK), ".ci/run is not executable"
     commands = ci_commands()
     assert "set -euo pipefail" in commands  # any failing step fails CI
-    sessions = [m.group(1) for c in commands if (m := re.search(r"nox\"? -s (\S+)", c))]
+    sessions = [m.group(1) for c in commands if (m := re.search(r"nox\"? -s \"?([\w-]+)", c))]
     assert sessions == ["lint", "docs-tests", "docs"], sessions
+
+
+def test_ci_runs_every_leg_of_the_torch_matrix() -> None:
+    commands = ci_commands()
+    assert '"$nox" -s "docs-tests(torch=\'$torch\')"' in commands
+    assert any("noxfile.TORCH_VERSIONS" in c for c in commands)  # every leg by default
 
 
 def test_ci_installs_nox_as_the_readme_does() -> None:

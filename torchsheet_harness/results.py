@@ -1,18 +1,40 @@
-"""The results file: what a test run verified, per page, in code blocks.
+"""Results files: what one test environment verified, per page and per block.
 
-The pytest plugin (:mod:`.pytest_plugin.recorder`) writes it through this module and the Sphinx
-extension (:mod:`.sphinx_ext.status`) reads it through this module, which imports neither.
+The pytest plugin (:mod:`.pytest_plugin.recorder`) writes them through this module and the
+Sphinx extension (:mod:`.sphinx_ext`) reads them through this module, which imports neither.
 
-Format (``SCHEMA``, checked on read and on write; a file of another schema counts as none)::
+One file per environment (torch version, CPU or CUDA device, Python), named by
+:func:`environment_key`, e.g. ``torch-2.13.0+cpu-cpu-py3.11.json``. Format (``SCHEMA``,
+checked on read and on write; a file of another schema counts as none)::
 
-    {"schema": 1, "last_run": {"args": [...], "torch": ..., ...},
-     "pages": {"tensors/creating.md": PageEntry, ...}}
+    {"schema": 2,
+     "environment": {"key": ..., "torch": "2.13.0+cpu", "cuda": null, "device": "CPU",
+                     "gpus": 0, "python": "3.11.7"},
+     "last_run": {"args": [...], "finished": "2026-01-01 12:00 UTC"},
+     "pages": {"tensors/creating.md": {"sha256": ..., "finished": ..., "errors": 0,
+               "blocks": {"12": {"outcome": "passed"},
+                          "40": {"outcome": "skipped", "reason": "needs CUDA, found 0 CUDA GPUs",
+                                 "requires": "CUDA"}}}}}
 
-Path, one rule for both sides (:func:`results_path`): an explicit option (pytest's
-``--torchsheet-results``, Sphinx's ``torchsheet_results_file``), else ``$TORCHSHEET_RESULTS``,
-else ``docs/_build/results.json``. A relative option is taken from the option's own base (the
-working directory for pytest, the docs folder for Sphinx), a relative ``$TORCHSHEET_RESULTS``
-from the working directory. An empty value means no file: nothing written, nothing read.
+A block (keyed by the line of its opening fence) is recorded only when every example of it ran,
+so a run that selects part of a page (``-k``, ``-m gpu``) records the blocks it ran and no
+others; a later run of the same environment on the same page source adds to them.
+
+Where a run writes (:func:`output_path`): an explicit option (pytest's
+``--torchsheet-results``), else ``$TORCHSHEET_RESULTS``, else ``docs/_build/results/``. A value
+ending in ``.json`` is that file; any other value is a folder that receives ``<key>.json``. An
+empty value means no file.
+
+What the docs build reads (:func:`input_paths`): Sphinx's ``torchsheet_results`` (or
+``torchsheet_results_file``), else ``$TORCHSHEET_RESULTS``, else both ``docs/_build/results/``
+(runs on this machine and CI: not committed) and ``docs/_results/`` (committed results, from a
+GPU runner for instance); several paths are separated by ``os.pathsep``; a folder means every
+``*.json`` in it. A relative option is taken from the option's own base (the working directory
+for pytest, the docs folder for Sphinx), a relative ``$TORCHSHEET_RESULTS`` from the working
+directory.
+
+A page's entry carries the sha256 of the page source that ran (:func:`page_digest`): the build
+drops an entry whose page changed since, so a committed file cannot vouch for an edited page.
 """
 
 from __future__ import annotations
@@ -20,37 +42,47 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-from collections import Counter
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypedDict
 
-SCHEMA = 1
+SCHEMA = 2
 RESULTS_ENV = "TORCHSHEET_RESULTS"
-DEFAULT_PATH = Path("_build", "results.json")  # under the docs folder
+BUILD_DIR = Path("_build", "results")  # under the docs folder; not committed
+COMMITTED_DIR = Path("_results")  # under the docs folder; committed results files
 OUTCOMES = ("failed", "errors", "skipped", "passed")  # worst first
 
 
-class PageEntry(TypedDict, total=False):
-    """One page's result: counts in blocks, and the run (torch, device, ...) that produced it."""
+class Environment(TypedDict, total=False):
+    """Where a run ran: ``key`` names its file (see :func:`environment_key`)."""
 
-    sha256: str | None  # of the page source that ran (see :func:`page_digest`)
-    passed: int
-    failed: int
-    errors: int
-    skipped: int
-    needs_hardware: dict[str, int]  # requirement label -> blocks skipped for lack of it
-    not_run: int  # blocks exempted with '% not-run:'
-    skip_reasons: dict[str, int]
-    torch: str
-    device: str
+    key: str
+    torch: str  # torch.__version__
+    cuda: str | None  # torch.version.cuda: None for a CPU build
+    device: str  # 'CPU', or the name of CUDA device 0
+    gpus: int
     python: str
+
+
+class BlockEntry(TypedDict, total=False):
+    outcome: str  # one of OUTCOMES
+    reason: str  # why it was skipped
+    requires: str  # the requirement label ('CUDA', '2 GPUs'), for a block gated on hardware
+    not_run: bool  # exempted with '% not-run:'
+
+
+class PageEntry(TypedDict, total=False):
+    sha256: str | None  # of the page source that ran
     finished: str
+    errors: int  # collection errors: the page could not be turned into examples
+    blocks: dict[str, BlockEntry]  # the line of the block's opening fence -> its result
 
 
 class Results(TypedDict):
     schema: int
+    environment: Environment
     last_run: dict[str, Any]
     pages: dict[str, PageEntry]
 
@@ -70,23 +102,26 @@ def block_outcome(outcomes: Iterable[Outcome]) -> Outcome | None:
     return min(outcomes, key=lambda result: OUTCOMES.index(result.outcome), default=None)
 
 
+def block_entry(outcome: Outcome) -> BlockEntry:
+    entry = BlockEntry(outcome=outcome.outcome)
+    if outcome.outcome == "skipped":
+        entry["reason"] = outcome.reason
+        if outcome.not_run:
+            entry["not_run"] = True
+        elif outcome.requires:
+            entry["requires"] = outcome.requires
+    return entry
+
+
 def page_entry(
-    blocks: list[Outcome], digest: str | None, environment: dict[str, str], errors: int = 0
+    blocks: dict[int, Outcome], digest: str | None, finished: str, errors: int = 0
 ) -> PageEntry:
-    """The entry of a page whose blocks ended as ``blocks``; ``errors``: collection errors."""
-    counts = Counter(block.outcome for block in blocks)
-    skipped = [block for block in blocks if block.outcome == "skipped"]
-    needs = Counter(block.requires for block in skipped if block.requires and not block.not_run)
+    """The entry of a page whose blocks (by line) ended as ``blocks``; ``errors``: collection."""
     return PageEntry(
         sha256=digest,
-        passed=counts["passed"],
-        failed=counts["failed"],
-        errors=counts["errors"] + errors,
-        skipped=counts["skipped"],
-        needs_hardware=dict(needs),
-        not_run=sum(block.not_run for block in skipped),
-        skip_reasons=dict(Counter(block.reason for block in skipped)),
-        **environment,
+        finished=finished,
+        errors=errors,
+        blocks={str(line): block_entry(blocks[line]) for line in sorted(blocks)},
     )
 
 
@@ -95,14 +130,70 @@ def page_digest(path: str | os.PathLike[str]) -> str:
     return hashlib.sha256(Path(path).read_bytes()).hexdigest()
 
 
-def results_path(option: str | None, *, docs: Path, option_base: Path | None = None) -> Path | None:
-    """The results file (see the module docstring); None when an empty value disables it."""
+# ---------------------------------------------------------------------------------------------
+# Environments
+
+
+def environment_key(environment: Environment) -> str:
+    """'torch-2.13.0+cpu-cpu-py3.11', 'torch-2.11.0+cu130-nvidia-h200-py3.12': the file's name."""
+    gpus = environment.get("gpus", 0)
+    device = environment.get("device", "CPU")
+    where = f"{gpus}x-{device}" if gpus > 1 else device
+    python = ".".join(environment.get("python", "").split(".")[:2])
+    raw = f"torch-{environment.get('torch', '')}-{where}-py{python}"
+    return re.sub(r"[^a-z0-9.+]+", "-", raw.lower()).strip("-")
+
+
+def describe_device(environment: Environment) -> str:
+    """'CPU', 'NVIDIA H200', '2 × NVIDIA H200'."""
+    gpus = environment.get("gpus", 0)
+    device = environment.get("device", "?")
+    return f"{gpus} × {device}" if gpus > 1 else device
+
+
+def describe_torch(environment: Environment) -> str:
+    """The torch version as a reader would install it: '+cpu' says nothing next to 'on CPU'."""
+    version = environment.get("torch", "?")
+    return version.removesuffix("+cpu") if not environment.get("gpus") else version
+
+
+def describe(environment: Environment) -> str:
+    """'torch 2.13.0 on CPU', 'torch 2.11.0+cu130 on NVIDIA H200'."""
+    return f"torch {describe_torch(environment)} on {describe_device(environment)}"
+
+
+# ---------------------------------------------------------------------------------------------
+# Paths
+
+
+def output_path(
+    option: str | None, *, docs: Path, environment: Environment, option_base: Path | None = None
+) -> Path | None:
+    """The file a run in ``environment`` writes (see the module docstring); None: none."""
     if option is not None:
-        return Path(option_base or Path.cwd(), option) if option else None
-    value = os.environ.get(RESULTS_ENV)
-    if value is not None:
-        return Path(value).absolute() if value else None
-    return docs / DEFAULT_PATH
+        value: Path | None = Path(option_base or Path.cwd(), option) if option else None
+    elif (env := os.environ.get(RESULTS_ENV)) is not None:
+        value = Path(env).absolute() if env else None
+    else:
+        value = docs / BUILD_DIR
+    if value is None or value.suffix == ".json":
+        return value
+    return value / f"{environment_key(environment)}.json"
+
+
+def input_paths(option: str | None, *, docs: Path, option_base: Path | None = None) -> list[Path]:
+    """The files and folders the docs build reads (see the module docstring)."""
+    if option is not None:
+        base = option_base or Path.cwd()
+        return [Path(base, part) for part in option.split(os.pathsep) if part]
+    env = os.environ.get(RESULTS_ENV)
+    if env is not None:
+        return [Path(part).absolute() for part in env.split(os.pathsep) if part]
+    return [docs / BUILD_DIR, docs / COMMITTED_DIR]
+
+
+# ---------------------------------------------------------------------------------------------
+# Reading and writing
 
 
 def read_results(path: Path | None) -> Results | None:
@@ -115,14 +206,50 @@ def read_results(path: Path | None) -> Results | None:
         return None
     if not isinstance(data, dict) or data.get("schema") != SCHEMA:
         return None
-    return data if isinstance(data.get("pages"), dict) else None
+    if not isinstance(data.get("pages"), dict) or not isinstance(data.get("environment"), dict):
+        return None
+    data["environment"].setdefault("key", environment_key(data["environment"]))
+    return data
 
 
-def write_results(path: Path, pages: dict[str, PageEntry], run: dict[str, Any]) -> None:
-    """Merge ``pages`` into the file at ``path`` (other pages keep their entries), atomically."""
+def read_all(paths: Iterable[Path]) -> list[Results]:
+    """Every results file among ``paths`` (files, and the ``*.json`` of folders), in path order."""
+    files: list[Path] = []
+    for path in paths:
+        files.extend(sorted(path.glob("*.json")) if path.is_dir() else [path])
+    found = (read_results(file) for file in dict.fromkeys(files))
+    return [data for data in found if data is not None]
+
+
+def merge_page(previous: PageEntry | None, new: PageEntry) -> PageEntry:
+    """``new`` added to ``previous`` when both ran the same page source; else ``new`` alone."""
+    if previous is None or previous.get("sha256") != new.get("sha256"):
+        return new
+    blocks = {**previous.get("blocks", {}), **new.get("blocks", {})}
+    merged = PageEntry(**{**previous, **new})
+    merged["blocks"] = dict(sorted(blocks.items(), key=lambda item: int(item[0])))
+    return merged
+
+
+def write_results(
+    path: Path, environment: Environment, pages: dict[str, PageEntry], run: dict[str, Any]
+) -> None:
+    """Merge ``pages`` into the file at ``path`` (other pages and blocks stay), atomically.
+
+    A file of another environment at ``path`` is replaced, never mixed with this one.
+    """
+    environment = Environment(**{**environment, "key": environment_key(environment)})
     previous = read_results(path)
-    merged = {**(previous["pages"] if previous else {}), **pages}
-    data = Results(schema=SCHEMA, last_run=run, pages=dict(sorted(merged.items())))
+    if previous is None or previous["environment"].get("key") != environment["key"]:
+        previous_pages: dict[str, PageEntry] = {}
+    else:
+        previous_pages = previous["pages"]
+    merged = dict(previous_pages)
+    for page, entry in pages.items():
+        merged[page] = merge_page(previous_pages.get(page), entry)
+    data = Results(
+        schema=SCHEMA, environment=environment, last_run=run, pages=dict(sorted(merged.items()))
+    )
     path.parent.mkdir(parents=True, exist_ok=True)
     temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     temporary.write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")

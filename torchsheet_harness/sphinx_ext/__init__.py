@@ -1,14 +1,17 @@
 """Sphinx extension: what the tests know about a page, shown on the page.
 
-- :mod:`.badges`: a badge above each block that needs hardware or a launcher, or is not run.
-- :mod:`.status`: the line under each page's purpose sentence, from the results file.
+- :mod:`.badges`: a badge above each block that needs hardware or a launcher, or is not run,
+  with where it was verified when that differs between environments (or it failed anywhere).
+- :mod:`.verdicts`: the results files merged per page and block (no Sphinx in it).
+- :mod:`.status`: the line under each page's purpose sentence: the environments that verified it.
 - :mod:`.overview`: ``{page-overview}`` and the purpose sentence as the meta description.
 - :mod:`.quick_reference` (with :mod:`.sheet_markers`, :mod:`.sheet_store`,
   :mod:`.pitfalls_index`): ``{quick-reference}`` and ``{pitfalls}``, built from the blocks marked
   ``% quickref:`` and ``% pitfall:`` on the pages.
 
-``extensions = [..., "torchsheet_harness.sphinx_ext"]``; ``torchsheet_results_file`` names the
-results file (path rule: :mod:`torchsheet_harness.results`).
+``extensions = [..., "torchsheet_harness.sphinx_ext"]``; ``torchsheet_results`` names the
+results files and folders to read, separated by ``os.pathsep`` (``torchsheet_results_file`` is
+the older name; path rule: :mod:`torchsheet_harness.results`).
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ def skip_node(self: Any, node: nodes.Element) -> None:
 
 
 def setup(app: Sphinx) -> dict[str, Any]:
+    app.add_config_value("torchsheet_results", None, "env", types=[str, type(None)])
     app.add_config_value("torchsheet_results_file", None, "env", types=[str, type(None)])
     no_html = {builder: (skip_node, None) for builder in ("latex", "text", "man", "texinfo")}
     app.add_node(badges.requirement_badge, html=(badges.visit_badge_html, None), **no_html)

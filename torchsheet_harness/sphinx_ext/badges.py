@@ -5,6 +5,12 @@ the test parser uses, matched to the doctree's literal blocks by their first lin
 ``needs-*`` classes become a badge from the same :class:`~..pages.requirements.Requirement`
 that gates its test, an unknown ``needs-*`` class is a build warning naming page:line (``-W``
 makes it fail), and a block after ``% not-run: reason`` gets a discreet "not run" badge.
+
+Where the recorded runs disagree about a block (:func:`.verdicts.block_verdict`: it failed in
+some environment, or was verified in some and skipped or not run in others), its badge carries
+one more line saying where, in its tooltip too; a CPU block that has no badge gets one
+("failing", "partly verified") for it. A block verified in every run that recorded it says
+nothing more.
 """
 
 from __future__ import annotations
@@ -22,6 +28,8 @@ from sybil import Document
 from ..locations import place
 from ..pages.blocks import Block, lex_blocks
 from ..pages.requirements import RequirementError
+from ..results import page_digest
+from . import verdicts
 
 logger = logging.getLogger(__name__)
 
@@ -40,6 +48,7 @@ def mark_blocks(app: Sphinx, document: nodes.document) -> None:
     """doctree-read: badges on requirement-bearing and not-run blocks."""
     source = document["source"]
     blocks = page_blocks(source)
+    view = _view(app, source)
     for node in list(document.findall(nodes.literal_block)):
         block = blocks.get(node.line) if node.source == source else None
         if block is None:
@@ -63,13 +72,39 @@ def mark_blocks(app: Sphinx, document: nodes.document) -> None:
         except RequirementError as error:
             logger.warning(str(error), type="torchsheet", subtype="requirement")
             continue
+        verdict = verdicts.block_verdict(view, block.line) if view is not None else None
         if not requirement.is_cpu_only:
             kinds = " ".join(f"ts-needs-{marker}" for marker in requirement.markers)
-            _add_badge(node, requirement.label, requirement.how_to_run, kinds)
+            _add_badge(node, requirement.label, requirement.how_to_run, kinds, verdict)
+        elif verdict is not None and verdict[0] != "unverified":
+            label = "failing" if verdict[0] == "failed" else "partly verified"
+            _add_badge(node, label, "Runs on CPU; tested on every run of the suite.", "", verdict)
 
 
-def _add_badge(node: nodes.literal_block, label: str, how: str, kinds: str) -> None:
-    badge = requirement_badge(label=label, how=how, kinds=kinds)
+def _view(app: Sphinx, source: str) -> verdicts.PageView | None:
+    """What the recorded runs say about the page at ``source`` (None: nothing recorded)."""
+    found = getattr(app, "torchsheet_results", None)
+    if not found:
+        return None
+    try:
+        page = Path(source).resolve().relative_to(Path(app.srcdir).resolve()).as_posix()
+    except ValueError:
+        return None
+    lines = verdicts.runnable_lines(source)
+    return verdicts.page_view(found, page, page_digest(source), lines)
+
+
+def _add_badge(
+    node: nodes.literal_block,
+    label: str,
+    how: str,
+    kinds: str,
+    verdict: tuple[str, str] | None = None,
+) -> None:
+    state, result = verdict or ("", "")
+    if state:
+        kinds = f"{kinds} ts-result-{state}".strip()
+    badge = requirement_badge(label=label, how=how, kinds=kinds, result=result)
     wrapper = nodes.container(classes=["ts-gated"])
     # A literalinclude with a caption sits in a captioned container: badge the whole thing.
     target = node.parent if "literal-block-wrapper" in node.parent.get("classes", []) else node
@@ -88,10 +123,12 @@ def _inline_code(text: str) -> str:
 
 
 def visit_badge_html(self: Any, node: requirement_badge) -> None:
-    how_plain = html.escape(node["how"].replace("`", ""))
+    result = node.get("result", "")
+    how_plain = html.escape(" ".join(filter(None, [node["how"].replace("`", ""), result])))
+    line = f'<span class="ts-result">{html.escape(result)}</span>' if result else ""
     self.body.append(
         f'<div class="ts-requirement {node["kinds"]}" role="note">'
         f'<span class="ts-badge" title="{how_plain}">{html.escape(node["label"])}</span>'
-        f'<span class="ts-how">{_inline_code(node["how"])}</span></div>'
+        f'<span class="ts-how">{_inline_code(node["how"])}</span>{line}</div>'
     )
     raise nodes.SkipNode

@@ -1,14 +1,17 @@
-"""The status line under each page's purpose sentence: what the last test run found for it.
+"""The status line under each page's purpose sentence: what the recorded test runs found for it.
 
-Read from the results file (:mod:`..results`): "Verified with torch X on CPU: N blocks passed
-...". Without a result for the page, or when the page changed after the run, it says it is not
-verified; a page without code (an index) sums the pages of its section.
+Read from every results file (:mod:`..results`), merged by :mod:`.verdicts`: "Verified with
+torch 2.13.0 and 2.14.1 on CPU (42 blocks), and on NVIDIA H200 with torch 2.11.0+cu130 (7 CUDA
+blocks)". A failing block in any environment makes it "Failing with ..."; a run of an older
+source of the page is dropped; blocks no run recorded make it "Partly verified"; without any
+fresh result it says it is not verified. A page without code (an index) sums its section.
 """
 
 from __future__ import annotations
 
 import html
 import json
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -17,8 +20,10 @@ from docutils import nodes
 from sphinx.application import Sphinx
 
 from .. import results
-from ..results import PageEntry, Results
+from ..results import Environment, Results
+from . import verdicts
 from .overview import recorded_pages
+from .verdicts import PageView
 
 
 class page_status(nodes.General, nodes.Element):  # noqa: N801 (docutils node names)
@@ -27,7 +32,7 @@ class page_status(nodes.General, nodes.Element):  # noqa: N801 (docutils node na
 
 @dataclass
 class Status:
-    """What the status line says: ``state`` is verified, failed, stale or unverified."""
+    """What the status line says: ``state`` is verified, partial, failed, stale or unverified."""
 
     state: str
     text: str
@@ -46,79 +51,173 @@ def _lacked(needs: dict[str, int]) -> str:
     return ", ".join(parts)
 
 
-def status_of(entries: list[PageEntry], pages_without_result: int = 0) -> Status:
-    """The status line for one page's entry, or the sum over a section's pages."""
-    if not entries:
+def _sum(counts: list[dict[str, int]]) -> dict[str, int]:
+    total: dict[str, int] = {}
+    for count in counts:
+        for key, value in count.items():
+            total[key] = total.get(key, 0) + value
+    return total
+
+
+def _verified_where(views: list[PageView]) -> str:
+    """'torch 2.13.0 and 2.14.1 on CPU (42 blocks), and on NVIDIA H200 with torch 2.11.0+cu130
+    (7 CUDA blocks)': each environment that verified blocks, grouped by device."""
+    environments: dict[str, Environment] = {}
+    passed: dict[str, int] = {}
+    gated: dict[str, dict[str, int]] = {}  # key -> requirement label -> passed blocks
+    for view in views:
+        environments.update(view.environments)
+        for key in view.environments:
+            lines = view.verified(key)
+            passed[key] = passed.get(key, 0) + len(lines)
+            for line in lines:
+                label = _label(view, line)
+                if label:
+                    gated.setdefault(key, {})[label] = gated.get(key, {}).get(label, 0) + 1
+    groups: dict[str, list[str]] = {}
+    for key in sorted(passed, key=lambda k: _version_order(environments[k])):
+        if passed[key]:
+            groups.setdefault(results.describe_device(environments[key]), []).append(key)
+    phrases = []
+    for device, keys in groups.items():
+        counts = {_blocks(passed[k], gated.get(k, {})) for k in keys}
+        versions = [results.describe_torch(environments[k]) for k in keys]
+        if len(counts) == 1:
+            torch = f"torch {verdicts.join(versions)}"
+            counted = f" ({counts.pop()})"
+        else:
+            each = [
+                f"{version} ({_blocks(passed[key], gated.get(key, {}))})"
+                for version, key in zip(versions, keys, strict=True)
+            ]
+            torch, counted = f"torch {verdicts.join(each)}", ""
+        if device == "CPU":
+            phrases.append(f"with {torch} on CPU{counted}")
+        else:
+            phrases.append(f"on {device} with {torch}{counted}")
+    text = phrases[0] if phrases else ""
+    for phrase in phrases[1:]:
+        text += f", and {phrase}"
+    return text
+
+
+def _version_order(environment: Environment) -> tuple:
+    numbers = re.findall(r"\d+", environment.get("torch", ""))
+    return (environment.get("gpus", 0), tuple(int(n) for n in numbers))
+
+
+def _label(view: PageView, line: int) -> str:
+    """The requirement label a block's entries carry ('' for a CPU block)."""
+    for entry in view.outcomes(line).values():
+        if entry.get("requires"):
+            return entry["requires"]
+    return ""
+
+
+def _blocks(count: int, gated: dict[str, int]) -> str:
+    """'42 blocks', '7 CUDA blocks', '49 blocks, 7 of them CUDA'."""
+    if len(gated) == 1 and sum(gated.values()) == count:
+        return _plural(count, f"{next(iter(gated))} block")
+    if gated:
+        of_them = ", ".join(f"{n} {label}" for label, n in gated.items())
+        return f"{_plural(count, 'block')}, {sum(gated.values())} of them {of_them}"
+    return _plural(count, "block")
+
+
+def status_of(views: list[PageView], pages_without_result: int = 0) -> Status:
+    """The status line for one page's view, or the sum over a section's pages."""
+    fresh = [view for view in views if view.environments]
+    if not fresh:
+        if views and all(view.stale for view in views) and not pages_without_result:
+            return Status(
+                "stale",
+                "Not verified in this build: the page changed after the last test run.",
+                "Run the tests (nox -s docs-tests) again, then build.",
+            )
         return Status(
             "unverified",
             "Not verified in this build: no test results for this page"
             + (" or the pages below it." if pages_without_result else "."),
             "Run the tests (nox -s docs-tests) before building to record them.",
         )
-    total = {key: sum(e.get(key, 0) for e in entries) for key in ("passed", "failed", "errors")}
-    needs: dict[str, int] = {}
-    not_run = 0
-    for entry in entries:
-        for label, count in entry.get("needs_hardware", {}).items():
-            needs[label] = needs.get(label, 0) + count
-        not_run += entry.get("not_run", 0)
-    versions = sorted({f"torch {e.get('torch', '?')} on {e.get('device', '?')}" for e in entries})
-    where = " and ".join(versions)
-    finished = max(e.get("finished", "") for e in entries)
+    environments = {key: env for view in fresh for key, env in view.environments.items()}
+    single = len(environments) == 1
+    finished = max(view.finished for view in fresh)
     detail = f"Last test run: {finished}." if finished else ""
-    blocks = total["passed"] + total["failed"] + total["errors"]
-    if total["failed"] or total["errors"]:
-        bad = total["failed"] + total["errors"]
-        return Status(
-            "failed",
-            f"Failing with {where}: {bad} of {_plural(blocks, 'block')} "
-            "failed in the last test run.",
-            detail,
-            total,
+    blocks = sum(len(view.lines) - len(view.not_run()) for view in fresh)
+    passed = sum(len(view.verified()) for view in fresh)
+    failing = [(view, line) for view in fresh for line in view.failing()]
+    errors = [(view, key) for view in fresh for key in view.errors]
+    counts = {"passed": passed, "failed": len(failing), "errors": len(errors)}
+    if failing or errors:
+        bad_keys = sorted(
+            {key for view, line in failing for key in view.where(line, *verdicts.BAD)}
+            | {key for _, key in errors}
         )
-    if not total["passed"]:
-        lacked = f"{_lacked(needs)}, which the test machine ({where}) lacked" if needs else ""
+        where = verdicts.describe_keys(environments, bad_keys)
+        text = f"Failing with {where}: "
+        if failing:
+            text += f"{len(failing)} of {_plural(blocks, 'block')} failed"
+            if len(fresh) == 1:
+                text += f" (line {verdicts.join([str(line) for _, line in failing])})"
+            elsewhere = sorted(
+                {key for view, line in failing for key in view.where(line, "passed")}
+            )
+            if elsewhere:
+                text += f", passing with {verdicts.describe_keys(environments, elsewhere)}"
+        if errors:
+            text += ("; " if failing else "") + f"{_plural(len(errors), 'page')} did not collect"
+        return Status("failed", text + ".", detail, counts)
+    needs = _sum([view.lacking() for view in fresh])
+    not_run = sum(len(view.not_run()) for view in fresh)
+    unrecorded = sum(len(view.unrecorded()) for view in fresh)
+    machine = "the test machine lacked" if single else "no test machine had"
+    if not passed:
+        described = verdicts.describe_keys(environments, list(environments))
+        lacked = f"{_lacked(needs)}, which the test machine ({described}) lacked" if needs else ""
+        if needs and not single:
+            lacked = f"{_lacked(needs)}, which no test machine ({described}) had"
         return Status(
             "unverified",
-            "Not verified: no block of this page ran in the last test run"
+            "Not verified: no block of this page ran in the recorded test runs"
             + (f"; {lacked}." if lacked else "."),
             detail,
-            total,
+            counts,
         )
-    text = f"Verified with {where}: {_plural(total['passed'], 'block')} passed"
-    if len(entries) > 1:
-        text += f" on {_plural(len(entries), 'page')}"
+    state, lead = ("partial", "Partly verified") if unrecorded else ("verified", "Verified")
+    text = f"{lead} {_verified_where(fresh)}"
+    if len(views) > 1:
+        text += f" on {_plural(len(fresh), 'page')}"
     extras = []
     if needs:
-        extras.append(f"{_lacked(needs)}, which the test machine lacked")
+        extras.append(f"{_lacked(needs)}, which {machine}")
+    if unrecorded:
+        extras.append(f"{unrecorded} not run by the recorded test runs")
     if not_run:
         extras.append(f"{not_run} shown but not run")
     if pages_without_result:
         extras.append(f"{_plural(pages_without_result, 'page')} not verified in this build")
     text += ("; " + "; ".join(extras) if extras else "") + "."
-    return Status("verified", text, detail, total)
+    return Status(state, text, detail, counts)
 
 
-def page_status_of(found: Results | None, page: str, digest: str) -> Status:
+def page_status_of(found: list[Results], page: str, source: Path) -> Status:
     """The status of page ``page`` (its path under docs/, e.g. 'tensors/creating.md')."""
-    entry = (found or {}).get("pages", {}).get(page)
-    if entry is None:
-        return status_of([])
-    if entry.get("sha256") != digest:
-        return Status(
-            "stale",
-            "Not verified in this build: the page changed after the last test run.",
-            "Run the tests (nox -s docs-tests) again, then build.",
-        )
-    return status_of([entry])
+    return status_of([view_of(found, page, source)])
 
 
-def section_status_of(found: Results | None, pages: dict[str, str]) -> Status | None:
-    """The summed status of ``pages`` (page → digest); None when there are none."""
+def view_of(found: list[Results], page: str, source: Path) -> PageView:
+    return verdicts.page_view(
+        found, page, results.page_digest(source), verdicts.runnable_lines(source)
+    )
+
+
+def section_status_of(found: list[Results], pages: dict[str, Path]) -> Status | None:
+    """The summed status of ``pages`` (page → source); None when there are none."""
     if not pages:
         return None
-    recorded = (found or {}).get("pages", {})
-    fresh = [recorded[p] for p, d in pages.items() if recorded.get(p, {}).get("sha256") == d]
+    views = [view_of(found, page, source) for page, source in pages.items()]
+    fresh = [view for view in views if view.environments]
     if not fresh:
         return status_of([], pages_without_result=len(pages))
     return status_of(fresh, pages_without_result=len(pages) - len(fresh))
@@ -136,9 +235,9 @@ def insert_status(app: Sphinx, document: nodes.document) -> None:
     section.insert(position, page_status())
 
 
-def _page_key(app: Sphinx, docname: str) -> tuple[str, str]:
+def _page_key(app: Sphinx, docname: str) -> tuple[str, Path]:
     path = Path(app.env.doc2path(docname))
-    return path.relative_to(app.srcdir).as_posix(), results.page_digest(path)
+    return path.relative_to(app.srcdir).as_posix(), path
 
 
 def _has_code(app: Sphinx, docname: str) -> bool:
@@ -147,7 +246,7 @@ def _has_code(app: Sphinx, docname: str) -> bool:
 
 def status_for(app: Sphinx, docname: str) -> Status:
     """A page with code: its own result. A page without (an index): the sum over its section."""
-    recorded = getattr(app, "torchsheet_results", None)
+    recorded = recorded_results(app)
     if _has_code(app, docname):
         return page_status_of(recorded, *_page_key(app, docname))
     prefix = docname.rsplit("/", 1)[0] + "/" if "/" in docname else ""
@@ -170,11 +269,18 @@ def visit_status_html(self: Any, node: page_status) -> None:
     raise nodes.SkipNode
 
 
+def recorded_results(app: Sphinx) -> list[Results]:
+    """The results files this build read."""
+    return getattr(app, "torchsheet_results", None) or []
+
+
 def read_results(app: Sphinx) -> None:
-    """builder-inited: load the results file once per build (path rule: :mod:`..results`)."""
-    option = app.config.torchsheet_results_file
-    path = results.results_path(option, docs=Path(app.srcdir), option_base=Path(app.srcdir))
-    app.torchsheet_results = results.read_results(path)
+    """builder-inited: load the results files once per build (path rule: :mod:`..results`)."""
+    option = app.config.torchsheet_results
+    if option is None:
+        option = app.config.torchsheet_results_file
+    paths = results.input_paths(option, docs=Path(app.srcdir), option_base=Path(app.srcdir))
+    app.torchsheet_results = results.read_all(paths)
 
 
 def outdated_when_results_change(app: Sphinx, env: Any, added, changed, removed) -> list[str]:

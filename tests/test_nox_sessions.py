@@ -1,0 +1,86 @@
+"""The noxfile's sessions, called as functions with a recording stand-in for nox's Session.
+
+docs-tests runs one torch leg per parametrization, the bare name only the default one; the gpu
+session records into docs/_results/ and passes --torchsheet-expect-gpu, whose refusal
+(tests/test_results_file.py) makes a GPU run that tests nothing fail.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+import pytest
+
+nox = pytest.importorskip("nox")  # the test venv of `nox -s docs-tests` does not have nox
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+import noxfile  # noqa: E402
+
+
+class Skipped(Exception):
+    pass
+
+
+class Recorder:
+    """What a session asked nox to do."""
+
+    posargs: list[str] = []
+
+    def __init__(self) -> None:
+        self.calls: list[tuple[str, ...]] = []
+
+    def install(self, *args: str) -> None:
+        self.calls.append(("install", *args))
+
+    def run(self, *args: str, **kwargs: object) -> None:
+        self.calls.append(("run", *args))
+
+    def skip(self, reason: str) -> None:
+        raise Skipped(reason)
+
+
+def test_the_matrix_default_leg_is_the_first() -> None:
+    assert noxfile.TORCH_VERSIONS[0] == "2.13.0" and "2.14.1" in noxfile.TORCH_VERSIONS
+    assert noxfile.TORCH_SPEC == "torch==2.13.0" or "TORCH_SPEC" in os.environ
+
+
+@pytest.mark.parametrize(
+    ("argv", "named"),
+    [
+        (["nox", "-s", "docs-tests"], False),
+        (["nox"], False),
+        (["nox", "-s", "docs-tests(torch='2.14.1')"], True),
+        (["nox", "-s", 'docs-tests(torch="2.14.1")'], True),
+        (["nox", "--session", "lint", "docs-tests(torch = '2.14.1')"], True),
+        (["nox", "-s", "docs-tests(torch='2.14.10')"], False),
+    ],
+)
+def test_a_leg_is_named_on_the_command_line(argv: list[str], named: bool) -> None:
+    assert noxfile.named_on_command_line("2.14.1", argv) is named
+
+
+def test_the_bare_session_skips_the_other_legs(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(sys, "argv", ["nox", "-s", "docs-tests"])
+    with pytest.raises(Skipped, match=r"""nox -s "docs-tests\(torch='2.14.1'\)\""""):
+        noxfile.docs_tests(Recorder(), torch="2.14.1")
+    session = Recorder()
+    noxfile.docs_tests(session, torch="2.13.0")
+    assert session.calls[0] == ("install", noxfile.TORCH_SPEC)
+
+
+def test_a_named_leg_installs_its_torch(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(sys, "argv", ["nox", "-s", "docs-tests(torch='2.14.1')"])
+    session = Recorder()
+    noxfile.docs_tests(session, torch="2.14.1")
+    assert session.calls[0] == ("install", "torch==2.14.1")
+    assert session.calls[-1][:2] == ("run", "pytest")
+
+
+def test_the_gpu_session_refuses_a_run_that_tests_nothing() -> None:
+    session = Recorder()
+    noxfile.gpu(session)
+    pytest_call = session.calls[-1]
+    assert pytest_call[:4] == ("run", "pytest", "-m", "gpu")
+    assert "--torchsheet-expect-gpu" in pytest_call
+    assert "--torchsheet-results=docs/_results" in pytest_call
