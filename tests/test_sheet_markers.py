@@ -14,11 +14,20 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from built_site import DOCS
 from sybil import Document
 
 from torchsheet_harness.checks.audit import audit_page
 from torchsheet_harness.pages.parser import PageParser
+from torchsheet_harness.results import (
+    BlockEntry,
+    Environment,
+    PageEntry,
+    environment_key,
+    page_digest,
+    write_results,
+)
 from torchsheet_harness.sphinx_ext.sheet_markers import chosen_lines
 
 PAGE = """\
@@ -115,8 +124,11 @@ def test_lines_are_chosen_by_the_line_their_statement_starts_on() -> None:
         raise AssertionError("line 4 is an output line, not a statement")
 
 
-def build(tmp_path: Path, page_text: str) -> subprocess.CompletedProcess:
-    """Build a two-page site (the quick reference and ``page_text``) with -W."""
+def build(
+    tmp_path: Path, page_text: str, blocks: dict[str, BlockEntry] | None = None
+) -> subprocess.CompletedProcess:
+    """Build a two-page site (the quick reference and ``page_text``) with -W; ``blocks``, when
+    given, is what a recorded run of page.md found (block line → entry)."""
     source = tmp_path / "src"
     source.mkdir()
     shutil.copy(DOCS / "conf.py", source)
@@ -126,6 +138,11 @@ def build(tmp_path: Path, page_text: str) -> subprocess.CompletedProcess:
         "```{toctree}\n:hidden:\n\npage\n```\n"
     )
     (source / "page.md").write_text(page_text, encoding="utf-8")
+    if blocks is not None:
+        digest = page_digest(source / "page.md")
+        entry = PageEntry(sha256=digest, finished="2026-01-01 00:00 UTC", errors=0, blocks=blocks)
+        path = source / "_build" / "results" / f"{environment_key(CPU)}.json"
+        write_results(path, CPU, {"page.md": entry}, run={})
     command = [sys.executable, "-m", "sphinx", "-W", "--keep-going", "-q", "-b", "html"]
     return subprocess.run(
         [*command, str(source), str(tmp_path / "html")],
@@ -144,6 +161,27 @@ def test_the_build_shows_marked_lines_and_links_them(tmp_path: Path) -> None:
     sheet = re.search(r'<div class="ts-quickref">(.*?)</section>', html, re.DOTALL)[1]
     assert "torch.Size([2])" in sheet and "zeros" not in sheet, "only line 3, with its output"
     assert 'id="pitfall-a-mistake"' in (tmp_path / "html" / "page.html").read_text()
+
+
+CPU = Environment(torch="2.13.0+cpu", cuda=None, device="CPU", gpus=0, python="3.11.7")
+
+
+@pytest.mark.parametrize(
+    ("outcome", "title"),
+    [("passed", None), ("failed", "Failed with torch 2.13.0 on CPU.")],
+)
+def test_a_line_counts_as_verified_only_when_its_own_block_passed(
+    tmp_path: Path, outcome: str, title: str | None
+) -> None:
+    lines = PAGE.splitlines()
+    doctest_block = lines.index("% quickref: Creation | 3") + 2  # the fence after the marker
+    other_block = lines.index("% pitfall: a mistake | what it does | the fix") + 2
+    blocks = {str(doctest_block): {"outcome": outcome}, str(other_block): {"outcome": "passed"}}
+    finished = build(tmp_path, PAGE, blocks)
+    assert finished.returncode == 0, finished.stderr
+    html = (tmp_path / "html" / "index.html").read_text(encoding="utf-8")
+    found = re.findall(r'ts-qr-unverified" title="([^"]*)"', html)
+    assert found == ([title] if title else []), html
 
 
 def test_bad_markers_fail_the_build_naming_page_and_line(tmp_path: Path) -> None:

@@ -42,10 +42,10 @@ def inline_code(text: str) -> str:
 
 def row(translator: Any, pitfall: Pitfall) -> str:
     app = translator.builder.app
-    reason = unverified_reason(app, pitfall.docname)
+    reason = unverified_reason(app, pitfall.docname, pitfall.block_line)
     title = app.env.titles[pitfall.docname].astext()
     href = link(translator, pitfall.docname, pitfall.anchor)
-    state = f' ts-qr-unverified" title="Not verified: {html.escape(reason)}' if reason else ""
+    state = f' ts-qr-unverified" title="{html.escape(reason)}' if reason else ""
     return (
         f'<tr class="ts-pitfall{state}">'
         f'<td class="ts-pitfall-mistake">{inline_code(pitfall.mistake)}</td>'

@@ -82,13 +82,13 @@ def visit_quick_reference_html(self: Any, node: quick_reference) -> None:
     for name in node["sections"]:
         items = []
         for excerpt in by_section[name]:
-            reason = unverified_reason(app, excerpt.docname, excerpt.classes)
+            reason = unverified_reason(app, excerpt.docname, excerpt.block_line)
             total += len(excerpt.lines)
             unverified += len(excerpt.lines) if reason else 0
             code = self.highlighter.highlight_block("\n".join(excerpt.lines), "python")
             title = app.env.titles[excerpt.docname].astext()
             state = (
-                f' ts-qr-unverified" title="Not verified: {html.escape(reason)}' if reason else ""
+                f' ts-qr-unverified" title="{html.escape(reason)}' if reason else ""
             )
             items.append(
                 f'<div class="ts-qr-item{state}">{code}'

@@ -26,6 +26,7 @@ from ..locations import place
 
 QUICKREF = re.compile(r"quickref:\s*(?P<section>[^|]*?)\s*(?:\|\s*(?P<lines>.*?)\s*)?$")
 PITFALL = re.compile(r"pitfall:\s*(?P<parts>.*?)\s*$")
+_FENCE = re.compile(r"^\s*(```|~~~)")
 _IMPORT = re.compile(r"^(import|from)\s+\S+")
 #: A one-line output up to this long is shown after its statement as ``# → output``.
 SHORT_OUTPUT = 44
@@ -46,6 +47,7 @@ class Excerpt:
     heading: str  # that section's title
     classes: str  # the block's needs-* classes ('' for a CPU block)
     where: str  # page:line of the marker
+    block_line: int  # the block's first line: its identity in the results files
 
 
 @dataclass(frozen=True)
@@ -59,10 +61,11 @@ class Pitfall:
     anchor: str  # id placed just before the block
     heading: str
     where: str
+    block_line: int
 
 
-def marked_blocks(document: nodes.document) -> list[tuple[nodes.comment, str, int]]:
-    """(comment, marker text, line in the page) for every quickref/pitfall marker."""
+def marked_blocks(document: nodes.document) -> list[tuple[nodes.comment, str, int, int]]:
+    """(comment, marker text, its line, the next fence's line) for every marker on the page."""
     source = Path(document["source"])
     page_lines = source.read_text(encoding="utf-8").splitlines() if source.is_file() else []
     found, cursor = [], 0
@@ -80,7 +83,11 @@ def marked_blocks(document: nodes.document) -> list[tuple[nodes.comment, str, in
                     cursor,
                 )
                 cursor = line + 1
-                found.append((comment, text, line + 1))
+                fence = next(
+                    (n for n in range(cursor, len(page_lines)) if _FENCE.match(page_lines[n])),
+                    line,
+                )
+                found.append((comment, text, line + 1, fence + 1))
     return found
 
 
@@ -159,7 +166,7 @@ def collect(document: nodes.document, docname: str) -> tuple[list, list, list[st
     excerpts: list[Excerpt] = []
     pitfalls: list[Pitfall] = []
     errors: list[str] = []
-    for comment, text, line in marked_blocks(document):
+    for comment, text, line, block_line in marked_blocks(document):
         where = place(document["source"], line)
         block = executed_block(comment)
         if block is None:
@@ -183,7 +190,7 @@ def collect(document: nodes.document, docname: str) -> tuple[list, list, list[st
                 continue
             needs = " ".join(c for c in block.get("classes", []) if c.startswith("needs-"))
             excerpts.append(
-                Excerpt(match["section"], lines, docname, anchor, heading, needs, where)
+                Excerpt(match["section"], lines, docname, anchor, heading, needs, where, block_line)
             )
         elif (match := PITFALL.fullmatch(text)) and len(parts := match["parts"].split(" | ")) == 3:
             mistake, effect, fix = (part.strip() for part in parts)
@@ -192,7 +199,9 @@ def collect(document: nodes.document, docname: str) -> tuple[list, list, list[st
                 comment.parent.index(comment),
                 nodes.raw("", f'<span id="{block_id}"></span>', format="html"),
             )
-            pitfalls.append(Pitfall(mistake, effect, fix, docname, block_id, heading, where))
+            pitfalls.append(
+                Pitfall(mistake, effect, fix, docname, block_id, heading, where, block_line)
+            )
         else:
             errors.append(
                 f"{where}: write '% pitfall: <the mistake> | <what it does> | <the fix>' "

@@ -14,10 +14,9 @@ from typing import Any
 
 from sphinx.application import Sphinx
 
-from .. import results
-from ..pages.requirements import RequirementError, parse_classes
 from .sheet_markers import Excerpt
-from .status import page_status_of
+from .status import page_status_of, recorded_results, view_of
+from .verdicts import block_verdict
 
 
 def sheets(env: Any) -> dict[str, dict[str, Any]]:
@@ -59,20 +58,23 @@ def marks_in_order(app: Sphinx) -> list[tuple[list[Excerpt], list]]:
     return [marks[d] for d in sorted(marks, key=lambda d: (order.get(d, len(order)), d))]
 
 
-def unverified_reason(app: Sphinx, docname: str, classes: str = "") -> str | None:
-    """Why a block of ``docname`` cannot count as run in the last test run, or None."""
-    found = app.torchsheet_results  # read once per build by .status
+def unverified_reason(app: Sphinx, docname: str, block_line: int) -> str | None:
+    """Why the block at ``block_line`` of ``docname`` does not count as verified, or None.
+
+    Verified means: a recorded run of the page as it is now passed that block, and no run
+    failed it (the same per-block verdicts the block's badge and the status line use).
+    """
     path = Path(app.env.doc2path(docname))
     page = path.relative_to(app.srcdir).as_posix()
-    status = page_status_of(found, page, results.page_digest(path))
-    if status.state != "verified":
-        return status.text
-    try:
-        label = parse_classes(classes, page).label
-    except RequirementError:
-        return "its requirement is unknown"
-    lacked = (found or {}).get("pages", {}).get(page, {}).get("needs_hardware", {})
-    return f"needs {label}, which the test machine lacked" if label in lacked else None
+    view = view_of(recorded_results(app), page, path)
+    if not view.environments:
+        return page_status_of(recorded_results(app), page, path).text
+    verdict = block_verdict(view, block_line)
+    if verdict is not None and verdict[0] != "verified":
+        return verdict[1]
+    if block_line not in view.verified():
+        return "Not verified: no recorded run of this page ran this block."
+    return None
 
 
 def link(translator: Any, docname: str, anchor: str) -> str:
