@@ -13,7 +13,8 @@ copyright = "2026, torchsheet contributors"
 
 # torchsheet_harness.sphinx_ext draws each block's requirement badge (from the same
 # declaration that gates its test) and each page's "Verified with torch X" line, which it reads
-# from the results file the test run writes (docs/_build/results.json, or $TORCHSHEET_RESULTS).
+# from the results files the test runs write (docs/_build/results/ and the committed
+# docs/_results/, or $TORCHSHEET_RESULTS; see torchsheet_harness/results.py).
 # It also builds the quick reference and the pitfalls page from the blocks marked
 # '% quickref: <section>' and '% pitfall: ...' on the pages.
 extensions = ["myst_parser", "sphinx_copybutton", "torchsheet_harness.sphinx_ext"]

@@ -87,9 +87,7 @@ def visit_quick_reference_html(self: Any, node: quick_reference) -> None:
             unverified += len(excerpt.lines) if reason else 0
             code = self.highlighter.highlight_block("\n".join(excerpt.lines), "python")
             title = app.env.titles[excerpt.docname].astext()
-            state = (
-                f' ts-qr-unverified" title="{html.escape(reason)}' if reason else ""
-            )
+            state = f' ts-qr-unverified" title="{html.escape(reason)}' if reason else ""
             items.append(
                 f'<div class="ts-qr-item{state}">{code}'
                 f'<a class="ts-qr-link" href="{link(self, excerpt.docname, excerpt.anchor)}" '
