@@ -48,3 +48,19 @@ def test_markers_follow_the_declaration(tmp_path: Path) -> None:
     result = run_pytest(tmp_path, "--collect-only", "-q", "-m", "multigpu and distributed")
     assert "docs/mixed.md::line:14," in result.stdout, result.stdout  # the torchrun block
     assert "1/4 tests collected (3 deselected)" in result.stdout
+
+
+def test_a_requirement_reads_back_from_its_badge_label_and_in_words() -> None:
+    from torchsheet_harness.pages.requirements import Requirement
+
+    cases = {
+        Requirement(gpus=1): "a CUDA GPU",
+        Requirement(gpus=2): "2 GPUs",
+        Requirement(torchrun=2, gpus=2): "2 GPUs (2 processes, torchrun)",
+        Requirement(torchrun=4): "only a CPU (4 processes, torchrun)",
+        Requirement(slurm=True): "a Slurm cluster",
+    }
+    for requirement, words in cases.items():
+        assert Requirement.from_label(requirement.label) == requirement
+        assert requirement.in_words == words
+    assert Requirement.from_label("3 TPUs") is None

@@ -230,8 +230,8 @@ def result_lines(html: str) -> list[str]:
         ("stale", "Not verified in this build: the page changed after the last test run."),
         (
             "fresh",
-            "Verified with torch 2.13.0 on CPU (1 block); 1 needs CUDA, which the test machine "
-            "lacked.",
+            "Verified with torch 2.13.0 on CPU (1 block); 1 needs a CUDA GPU, which the test "
+            "machine lacked.",
         ),
     ],
 )
@@ -339,7 +339,7 @@ def test_a_page_where_nothing_ran_does_not_say_verified() -> None:
     page = view((CPU_213, {"5": CUDA_SKIP, "10": CUDA_SKIP}, "now"))
     status = status_of([page])
     assert status.state == "unverified" and "Verified" not in status.text
-    assert "2 need CUDA, which the test machine (torch 2.13.0 on CPU) lacked" in status.text
+    assert "2 need a CUDA GPU, which the test machine (torch 2.13.0 on CPU) lacked" in status.text
 
 
 def test_a_failing_page_never_says_verified() -> None:

@@ -80,6 +80,40 @@ class Requirement:
         return " · ".join(parts) or "CPU"
 
     @property
+    def in_words(self) -> str:
+        """What the block needs, for a sentence: 'a CUDA GPU', '2 GPUs (2 processes, torchrun)'."""
+        if self.slurm:
+            words = "a Slurm cluster"
+        elif self.gpus == 1:
+            words = "a CUDA GPU"
+        elif self.gpus:
+            words = f"{self.gpus} GPUs"
+        else:
+            words = "only a CPU"
+        if self.torchrun:
+            words += f" ({self.torchrun} processes, torchrun)"
+        return words
+
+    @classmethod
+    def from_label(cls, label: str) -> Requirement | None:
+        """The requirement whose :attr:`label` is ``label`` (as results files record it)."""
+        gpus = torchrun = 0
+        slurm = False
+        for part in label.split(" · "):
+            if part == "CUDA":
+                gpus = 1
+            elif match := re.fullmatch(r"([0-9]+) GPUs", part):
+                gpus = int(match[1])
+            elif match := re.fullmatch(r"torchrun × ([0-9]+)", part):
+                torchrun = int(match[1])
+            elif part == "Slurm":
+                slurm = True
+            elif part != "CPU":
+                return None
+        requirement = cls(gpus=gpus, torchrun=torchrun, slurm=slurm)
+        return requirement if requirement.label == label else None
+
+    @property
     def how_to_run(self) -> str:
         """One line telling a reader how this block is run and tested."""
         if self.slurm:

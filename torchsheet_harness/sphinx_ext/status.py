@@ -20,6 +20,7 @@ from docutils import nodes
 from sphinx.application import Sphinx
 
 from .. import results
+from ..pages.requirements import Requirement
 from ..results import Environment, Results
 from . import verdicts
 from .overview import recorded_pages
@@ -45,9 +46,12 @@ def _plural(count: int, word: str) -> str:
 
 
 def _lacked(needs: dict[str, int]) -> str:
-    parts = [
-        f"{count} {'needs' if count == 1 else 'need'} {label}" for label, count in needs.items()
-    ]
+    """'17 need a CUDA GPU, 1 needs 2 GPUs (2 processes, torchrun)' from badge labels."""
+    parts = []
+    for label, count in needs.items():
+        requirement = Requirement.from_label(label)
+        words = requirement.in_words if requirement is not None else label
+        parts.append(f"{count} {'needs' if count == 1 else 'need'} {words}")
     return ", ".join(parts)
 
 
