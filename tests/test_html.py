@@ -25,7 +25,7 @@ from torchsheet_harness.results import (
     page_digest,
     write_results,
 )
-from torchsheet_harness.sphinx_ext.status import status_of
+from torchsheet_harness.sphinx_ext.status_text import status_of
 from torchsheet_harness.sphinx_ext.verdicts import PageView, block_verdict, page_view
 
 EXTERNAL = re.compile(r"^(?:[a-z][a-z0-9+.-]*:)?//", re.IGNORECASE)

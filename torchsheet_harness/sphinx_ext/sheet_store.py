@@ -15,7 +15,8 @@ from typing import Any
 from sphinx.application import Sphinx
 
 from .sheet_markers import Excerpt
-from .status import page_status_of, recorded_results, view_of
+from .status import recorded_results
+from .status_text import page_status_of, view_of
 from .verdicts import block_verdict
 
 

@@ -1,0 +1,214 @@
+"""What the status line says, from the recorded runs: pure functions over the results files.
+
+:func:`status_of` words the verdicts of :mod:`.verdicts` for one page or a section ("Verified
+with torch 2.13.0 and 2.14.1 on CPU (42 blocks), and on NVIDIA H200 ..."); :mod:`.status` puts
+the line on the page.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .. import results
+from ..pages.requirements import Requirement
+from ..results import Environment, Results
+from . import verdicts
+from .verdicts import PageView
+
+
+@dataclass
+class Status:
+    """What the status line says: ``state`` is verified, partial, failed, stale or unverified."""
+
+    state: str
+    text: str
+    detail: str = ""
+    counts: dict[str, int] = field(default_factory=dict)
+
+
+def _plural(count: int, word: str) -> str:
+    return f"{count} {word}{'' if count == 1 else 's'}"
+
+
+def _lacked(needs: dict[str, int]) -> str:
+    """'17 need a CUDA GPU, 1 needs 2 GPUs (2 processes, torchrun)' from badge labels."""
+    parts = []
+    for label, count in needs.items():
+        requirement = Requirement.from_label(label)
+        words = requirement.in_words if requirement is not None else label
+        parts.append(f"{count} {'needs' if count == 1 else 'need'} {words}")
+    return ", ".join(parts)
+
+
+def _sum(counts: list[dict[str, int]]) -> dict[str, int]:
+    total: dict[str, int] = {}
+    for count in counts:
+        for key, value in count.items():
+            total[key] = total.get(key, 0) + value
+    return total
+
+
+def _verified_where(views: list[PageView]) -> str:
+    """'torch 2.13.0 and 2.14.1 on CPU (42 blocks), and on NVIDIA H200 with torch 2.11.0+cu130
+    (7 CUDA blocks)': each environment that verified blocks, grouped by device."""
+    environments: dict[str, Environment] = {}
+    passed: dict[str, int] = {}
+    gated: dict[str, dict[str, int]] = {}  # key -> requirement label -> passed blocks
+    for view in views:
+        environments.update(view.environments)
+        for key in view.environments:
+            lines = view.verified(key)
+            passed[key] = passed.get(key, 0) + len(lines)
+            for line in lines:
+                label = _label(view, line)
+                if label:
+                    gated.setdefault(key, {})[label] = gated.get(key, {}).get(label, 0) + 1
+    groups: dict[str, list[str]] = {}
+    for key in sorted(passed, key=lambda k: _version_order(environments[k])):
+        if passed[key]:
+            groups.setdefault(results.describe_device(environments[key]), []).append(key)
+    phrases = []
+    for device, keys in groups.items():
+        counts = {_blocks(passed[k], gated.get(k, {})) for k in keys}
+        versions = [results.describe_torch(environments[k]) for k in keys]
+        if len(counts) == 1:
+            torch = f"torch {verdicts.join(versions)}"
+            counted = f" ({counts.pop()})"
+        else:
+            each = [
+                f"{version} ({_blocks(passed[key], gated.get(key, {}))})"
+                for version, key in zip(versions, keys, strict=True)
+            ]
+            torch, counted = f"torch {verdicts.join(each)}", ""
+        if device == "CPU":
+            phrases.append(f"with {torch} on CPU{counted}")
+        else:
+            phrases.append(f"on {device} with {torch}{counted}")
+    text = phrases[0] if phrases else ""
+    for phrase in phrases[1:]:
+        text += f", and {phrase}"
+    return text
+
+
+def _version_order(environment: Environment) -> tuple:
+    numbers = re.findall(r"\d+", environment.get("torch", ""))
+    return (environment.get("gpus", 0), tuple(int(n) for n in numbers))
+
+
+def _label(view: PageView, line: int) -> str:
+    """The requirement label a block's entries carry ('' for a CPU block)."""
+    for entry in view.outcomes(line).values():
+        if entry.get("requires"):
+            return entry["requires"]
+    return ""
+
+
+def _blocks(count: int, gated: dict[str, int]) -> str:
+    """'42 blocks', '7 CUDA blocks', '49 blocks, 7 of them CUDA'."""
+    if len(gated) == 1 and sum(gated.values()) == count:
+        return _plural(count, f"{next(iter(gated))} block")
+    if gated:
+        of_them = ", ".join(f"{n} {label}" for label, n in gated.items())
+        return f"{_plural(count, 'block')}, {sum(gated.values())} of them {of_them}"
+    return _plural(count, "block")
+
+
+def status_of(views: list[PageView], pages_without_result: int = 0) -> Status:
+    """The status line for one page's view, or the sum over a section's pages."""
+    fresh = [view for view in views if view.environments]
+    if not fresh:
+        if views and all(view.stale for view in views) and not pages_without_result:
+            return Status(
+                "stale",
+                "Not verified in this build: the page changed after the last test run.",
+                "Run the tests (nox -s docs-tests) again, then build.",
+            )
+        return Status(
+            "unverified",
+            "Not verified in this build: no test results for this page"
+            + (" or the pages below it." if pages_without_result else "."),
+            "Run the tests (nox -s docs-tests) before building to record them.",
+        )
+    environments = {key: env for view in fresh for key, env in view.environments.items()}
+    single = len(environments) == 1
+    finished = max(view.finished for view in fresh)
+    detail = f"Last test run: {finished}." if finished else ""
+    blocks = sum(len(view.lines) - len(view.not_run()) for view in fresh)
+    passed = sum(len(view.verified()) for view in fresh)
+    failing = [(view, line) for view in fresh for line in view.failing()]
+    errors = [(view, key) for view in fresh for key in view.errors]
+    counts = {"passed": passed, "failed": len(failing), "errors": len(errors)}
+    if failing or errors:
+        bad_keys = sorted(
+            {key for view, line in failing for key in view.where(line, *verdicts.BAD)}
+            | {key for _, key in errors}
+        )
+        where = verdicts.describe_keys(environments, bad_keys)
+        text = f"Failing with {where}: "
+        if failing:
+            text += f"{len(failing)} of {_plural(blocks, 'block')} failed"
+            if len(fresh) == 1:
+                text += f" (line {verdicts.join([str(line) for _, line in failing])})"
+            elsewhere = sorted(
+                {key for view, line in failing for key in view.where(line, "passed")}
+            )
+            if elsewhere:
+                text += f", passing with {verdicts.describe_keys(environments, elsewhere)}"
+        if errors:
+            text += ("; " if failing else "") + f"{_plural(len(errors), 'page')} did not collect"
+        return Status("failed", text + ".", detail, counts)
+    needs = _sum([view.lacking() for view in fresh])
+    not_run = sum(len(view.not_run()) for view in fresh)
+    unrecorded = sum(len(view.unrecorded()) for view in fresh)
+    machine = "the test machine lacked" if single else "no test machine had"
+    if not passed:
+        described = verdicts.describe_keys(environments, list(environments))
+        lacked = f"{_lacked(needs)}, which the test machine ({described}) lacked" if needs else ""
+        if needs and not single:
+            lacked = f"{_lacked(needs)}, which no test machine ({described}) had"
+        return Status(
+            "unverified",
+            "Not verified: no block of this page ran in the recorded test runs"
+            + (f"; {lacked}." if lacked else "."),
+            detail,
+            counts,
+        )
+    state, lead = ("partial", "Partly verified") if unrecorded else ("verified", "Verified")
+    text = f"{lead} {_verified_where(fresh)}"
+    if len(views) > 1:
+        text += f" on {_plural(len(fresh), 'page')}"
+    extras = []
+    if needs:
+        extras.append(f"{_lacked(needs)}, which {machine}")
+    if unrecorded:
+        extras.append(f"{unrecorded} not run by the recorded test runs")
+    if not_run:
+        extras.append(f"{not_run} shown but not run")
+    if pages_without_result:
+        extras.append(f"{_plural(pages_without_result, 'page')} not verified in this build")
+    text += ("; " + "; ".join(extras) if extras else "") + "."
+    return Status(state, text, detail, counts)
+
+
+def page_status_of(found: list[Results], page: str, source: Path) -> Status:
+    """The status of page ``page`` (its path under docs/, e.g. 'tensors/creating.md')."""
+    return status_of([view_of(found, page, source)])
+
+
+def view_of(found: list[Results], page: str, source: Path) -> PageView:
+    return verdicts.page_view(
+        found, page, results.page_digest(source), verdicts.runnable_lines(source)
+    )
+
+
+def section_status_of(found: list[Results], pages: dict[str, Path]) -> Status | None:
+    """The summed status of ``pages`` (page → source); None when there are none."""
+    if not pages:
+        return None
+    views = [view_of(found, page, source) for page, source in pages.items()]
+    fresh = [view for view in views if view.environments]
+    if not fresh:
+        return status_of([], pages_without_result=len(pages))
+    return status_of(fresh, pages_without_result=len(pages) - len(fresh))
