@@ -20,12 +20,13 @@ import pytest
 from built_site import (
     DOCS,
     build_site,
-    copied_text,
     copy_settings,
     html_blocks,
     pages,
     serve,
 )
+
+from torchsheet_harness.sphinx_ext.copy_text import copied_text
 
 SCREENSHOTS = DOCS / "_build" / "screenshots"
 WAIT_SECONDS = 20
@@ -115,7 +116,8 @@ def screenshot(driver: object, name: str) -> None:
 
 
 def real_copy_functions(site: Path) -> str:
-    """The JavaScript source of copybutton's filterText and formatCopyText, from the build."""
+    """The JavaScript source of copybutton's filterText and formatCopyText (with torchsheet's
+    pasteReady around it), from the build."""
     source = (site / "_static" / "copybutton.js").read_text(encoding="utf-8")
     start, end = source.index("function escapeRegExp"), source.index("var copyTargetText")
     return source[start:end] + ";\n"

@@ -3,6 +3,7 @@
 - :mod:`.badges`: a badge above each block that needs hardware or a launcher, or is not run.
 - :mod:`.status`: the line under each page's purpose sentence, from the results file.
 - :mod:`.overview`: ``{page-overview}`` and the purpose sentence as the meta description.
+- :mod:`.copy_text`: the copy button's text also pastes at the classic ``python`` prompt.
 
 ``extensions = [..., "torchsheet_harness.sphinx_ext"]``; ``torchsheet_results_file`` names the
 results file (path rule: :mod:`torchsheet_harness.results`).
@@ -15,7 +16,7 @@ from typing import Any
 from docutils import nodes
 from sphinx.application import Sphinx
 
-from . import badges, overview, status
+from . import badges, copy_text, overview, status
 
 
 def skip_node(self: Any, node: nodes.Element) -> None:
@@ -29,6 +30,9 @@ def setup(app: Sphinx) -> dict[str, Any]:
     app.add_node(status.page_status, html=(status.visit_status_html, None), **no_html)
     app.add_node(overview.page_overview, html=(overview.visit_overview_html, None), **no_html)
     app.add_directive("page-overview", overview.PageOverview)
+    # After sphinx-copybutton's own config-inited (priority 500): the copied text pastes at the
+    # classic prompt too.
+    app.connect("config-inited", copy_text.wrap_copybutton, priority=900)
     app.connect("builder-inited", status.read_results)
     app.connect("env-get-outdated", status.outdated_when_results_change)
     # In this order: the purpose is read before the status line goes in after it.
