@@ -40,6 +40,9 @@ def setup(app: Sphinx) -> dict[str, Any]:
     app.connect("doctree-read", badges.mark_blocks)
     app.connect("doctree-read", status.insert_status)
     app.connect("env-purge-doc", overview.purge_page)
+    app.connect("env-get-outdated", badges.reread_pages_that_warned)
+    app.connect("env-purge-doc", badges.purge_warned)
+    app.connect("env-merge-info", badges.merge_warned)
     app.connect("env-merge-info", overview.merge_pages)
     app.connect("html-page-context", overview.add_meta_description)
     return {"version": "1", "parallel_read_safe": True, "parallel_write_safe": True}
