@@ -7,6 +7,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from torchsheet_harness.sphinx_ext.copy_text import PAGE_SETTINGS  # noqa: E402
+
 project = "torchsheet"
 author = "torchsheet contributors"
 copyright = "2026, torchsheet contributors"
@@ -28,10 +30,12 @@ html_css_files = ["torchsheet.css"]
 html_favicon = "_static/favicon.svg"
 html_theme_options = {"navigation_with_keys": True}
 
-# The copy button copies code only: no >>> / ... prompts and no output lines. Output blocks
-# (class "output") get no button: they are what the code prints, not code to paste.
+# The copy button copies code only: no >>> / ... prompts (a bare "..." too) and no output lines,
+# in a form that also pastes at the classic python prompt (torchsheet_harness.sphinx_ext wraps
+# the button's function; see torchsheet_harness/sphinx_ext/copy_text.py). Output blocks (class
+# "output") get no button: they are what the code prints, not code to paste.
 copybutton_selector = "div:not(.output) > div.highlight > pre"
-copybutton_prompt_text = r">>> |\.\.\. "
-copybutton_prompt_is_regexp = True
-copybutton_only_copy_prompt_lines = True
-copybutton_copy_empty_lines = False
+copybutton_prompt_text = PAGE_SETTINGS.prompt
+copybutton_prompt_is_regexp = PAGE_SETTINGS.is_regexp
+copybutton_only_copy_prompt_lines = PAGE_SETTINGS.only_prompt_lines
+copybutton_copy_empty_lines = PAGE_SETTINGS.copy_empty_lines

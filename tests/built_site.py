@@ -3,7 +3,8 @@
 Test support, not part of the harness package: used by tests/test_html.py,
 tests/test_copy_paste.py and tests/test_browser.py. The site is built with ``sphinx-build -W``
 from docs/ into a temporary folder (about ten seconds), or taken from ``$TORCHSHEET_HTML`` when
-that names an already built site. Also here: sphinx-copybutton's formatCopyText, in Python.
+that names an already built site. Also here: the copy button's settings, read from the build
+(what it yields: :mod:`torchsheet_harness.sphinx_ext.copy_text`).
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from pathlib import Path
 
 from torchsheet_harness.locations import page_files
 from torchsheet_harness.run.process import machine_lock
+from torchsheet_harness.sphinx_ext.copy_text import CopySettings
 
 ROOT = Path(__file__).resolve().parent.parent
 DOCS = ROOT / "docs"
@@ -151,20 +153,7 @@ def _strip_tags(fragment: str) -> str:
 
 
 # ---------------------------------------------------------------------------------------------
-# What sphinx-copybutton puts on the clipboard
-
-
-@dataclass(frozen=True)
-class CopySettings:
-    """The arguments the built copybutton.js passes to its formatCopyText."""
-
-    prompt: str
-    is_regexp: bool
-    only_prompt_lines: bool
-    remove_prompts: bool
-    copy_empty_lines: bool
-    line_continuation: str
-    here_doc_delimiter: str
+# The copy button's settings, as built
 
 
 _CALL = re.compile(
@@ -180,6 +169,8 @@ def copy_settings(site: Path) -> CopySettings:
     match = _CALL.search(source)
     if match is None:
         raise ValueError("formatCopyText call not found in _static/copybutton.js")
+    if "function pasteReady(" not in source:
+        raise ValueError("_static/copybutton.js lacks torchsheet's pasteReady (copy_text.py)")
 
     def js_string(value: str) -> str:
         return value.encode().decode("unicode_escape")
@@ -193,29 +184,3 @@ def copy_settings(site: Path) -> CopySettings:
         line_continuation=js_string(match["cont"]),
         here_doc_delimiter=js_string(match["heredoc"]),
     )
-
-
-def copied_text(text: str, settings: CopySettings) -> str:
-    """What the copy button yields for a block: sphinx-copybutton's formatCopyText, in Python."""
-    prompt = settings.prompt if settings.is_regexp else re.escape(settings.prompt)
-    regexp = re.compile(f"^({prompt})(.*)")
-    lines, got_prompt = [], []
-    continued = in_here_doc = False
-    for line in text.split("\n"):
-        match = regexp.match(line)
-        if match or continued or in_here_doc:
-            found = match is not None
-            got_prompt.append(found)
-            lines.append(match[2] if settings.remove_prompts and found else line)
-            continued = bool(settings.line_continuation) and line.endswith(
-                settings.line_continuation
-            )
-            if settings.here_doc_delimiter and settings.here_doc_delimiter in line:
-                in_here_doc = not in_here_doc
-        elif not settings.only_prompt_lines:
-            lines.append(line)
-        elif settings.copy_empty_lines and line.strip() == "":
-            lines.append(line)
-    if any(got_prompt):
-        text = "\n".join(lines)
-    return text.removesuffix("\n")

@@ -20,12 +20,13 @@ import pytest
 from built_site import (
     DOCS,
     build_site,
-    copied_text,
     copy_settings,
     html_blocks,
     pages,
     serve,
 )
+
+from torchsheet_harness.sphinx_ext.copy_text import copied_text
 
 SCREENSHOTS = DOCS / "_build" / "screenshots"
 WAIT_SECONDS = 20
@@ -115,7 +116,8 @@ def screenshot(driver: object, name: str) -> None:
 
 
 def real_copy_functions(site: Path) -> str:
-    """The JavaScript source of copybutton's filterText and formatCopyText, from the build."""
+    """The JavaScript source of copybutton's filterText and formatCopyText (with torchsheet's
+    pasteReady around it), from the build."""
     source = (site / "_static" / "copybutton.js").read_text(encoding="utf-8")
     start, end = source.index("function escapeRegExp"), source.index("var copyTargetText")
     return source[start:end] + ";\n"
@@ -186,6 +188,18 @@ def test_copy_button_copies_code_without_prompts(browser, base_url: str, site: P
     )  # fmt: skip
     blocks = html_blocks(page)
     assert in_browser == [copied_text(block.text, settings) for block in blocks]
+    # The same on the page whose class bodies and loops need pasteReady (copy_text.py).
+    loop_page = site / "training" / "training-loop.html"
+    browser.get(base_url + loop_page.relative_to(site).as_posix())
+    loop_copies = browser.execute_script(
+        functions + "return [...document.querySelectorAll('div.highlight pre')]"
+        ".map(pre => formatCopyText(filterText(pre, '.linenos'), ...arguments))",
+        settings.prompt, settings.is_regexp, settings.only_prompt_lines, settings.remove_prompts,
+        settings.copy_empty_lines, settings.line_continuation, settings.here_doc_delimiter,
+    )  # fmt: skip
+    assert loop_copies == [copied_text(block.text, settings) for block in html_blocks(loop_page)]
+    browser.get(base_url + page.relative_to(site).as_posix())
+    wait_for(browser, "document.querySelectorAll('button.copybtn').length", "copy buttons")
     # A real click on the first CPU >>> block's button; catch what lands on the clipboard.
     index = next(i for i, b in enumerate(blocks) if b.text.startswith(">>>") and not b.needs)
     browser.execute_script(

@@ -190,6 +190,30 @@ def test_an_unknown_requirement_fails_the_build_naming_page_and_line(tmp_path: P
     assert "index.md:10: unknown requirement 'needs-gpu-2'" in finished.stderr
 
 
+def test_an_unknown_requirement_fails_every_build_until_fixed(tmp_path: Path) -> None:
+    # nox -s docs builds incrementally into one folder: a page that warned is read again.
+    source = small_project(tmp_path, PAGE.replace("CLASSES", "needs-gpu-2"))
+    for _ in range(2):
+        finished = sphinx(source, "-W", "--keep-going")
+        assert finished.returncode != 0
+        assert "index.md:10: unknown requirement 'needs-gpu-2'" in finished.stderr
+    (source / "index.md").write_text(textwrap.dedent(PAGE.replace("CLASSES", "needs-cuda")))
+    fixed = sphinx(source, "-W", "--keep-going")
+    assert fixed.returncode == 0, fixed.stderr
+
+
+def test_a_missing_closing_fence_fails_the_build_naming_page_and_line(tmp_path: Path) -> None:
+    page = PAGE.replace("CLASSES", "needs-cuda").replace(
+        "    2\n    ```\n", "    2\n\n    ## Swallowed section\n\n    Its prose.\n", 1
+    )
+    source = small_project(tmp_path, page)
+    finished = sphinx(source, "-W", "--keep-going")
+    assert finished.returncode != 0
+    assert "index.md:5: the block opened here contains a heading (## Swallowed section)" in (
+        finished.stderr
+    )
+
+
 CPU_213 = Environment(torch="2.13.0+cpu", cuda=None, device="CPU", gpus=0, python="3.11.7")
 CPU_214 = Environment(torch="2.14.1", cuda="13.0", device="CPU", gpus=0, python="3.11.7")
 H200 = Environment(torch="2.11.0+cu130", cuda="13.0", device="NVIDIA H200", gpus=1, python="3.12.3")

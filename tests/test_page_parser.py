@@ -12,7 +12,9 @@ from sybil import Document
 from sybil.example import SybilFailure
 from sybil.testing import check_parser
 
+from torchsheet_harness.checks.audit import audit_page
 from torchsheet_harness.pages.blocks import BlockInfo
+from torchsheet_harness.pages.coverage import fence_faults
 from torchsheet_harness.pages.parser import PageParser, block_of
 from torchsheet_harness.pages.requirements import Requirement, RequirementError
 
@@ -116,8 +118,33 @@ def test_a_block_that_prints_unseen_output_fails() -> None:
             ":3: an output block must directly follow",
         ),
         ("```{code-block} python\n:class: needs-gpu3\nx = 1\n```\n", ":1: unknown requirement"),
+        (
+            "```python\nx = 1\n```\n\n```pycon\n>>> 1\n1\n```\n",
+            ":5: code block ```pycon is neither executed nor exempted",
+        ),
+        (
+            "# T\n\n```python\nx = 1\n\n## Next\n\nProse.\n\n```python\ny = 2\n```\n",
+            ":3: the block opened here contains a heading (## Next) at line 6",
+        ),
+        (
+            "```python\nx = 1\n\n```{code-block} python\ny = 2\n```\n",
+            ":1: the block opened here contains the opening line of another block "
+            "(```{code-block} python) at line 4",
+        ),
+        (
+            "```python\nx = 1\n```\n\n```python\ny = 2\n",
+            ":5: the block opened here is never closed",
+        ),
     ],
-    ids=["not-run without a reason", "dangling output", "misspelled requirement"],
+    ids=[
+        "not-run without a reason",
+        "dangling output",
+        "misspelled requirement",
+        "unchecked pycon block",
+        "fence swallowed a heading",
+        "fence swallowed a block",
+        "fence never closed",
+    ],
 )
 def test_a_page_fault_is_a_parse_error_at_its_line(tmp_path: Path, text: str, message: str):
     path = tmp_path / "page.md"
@@ -125,3 +152,15 @@ def test_a_page_fault_is_a_parse_error_at_its_line(tmp_path: Path, text: str, me
     with pytest.raises(RequirementError) as error:
         list(PageParser()(Document(text, str(path))))
     assert f"page.md{message}" in str(error.value)
+    # The audit reports the same fault (except those the parser alone can see).
+    if "code block" in message or "the block opened here" in message:
+        assert any(
+            f"page.md{message}" in problem for problem in audit_page(path, tmp_path).problems
+        )
+
+
+def test_a_markdown_example_may_show_fences_and_headings(tmp_path: Path) -> None:
+    text = "````markdown\n## A heading\n\n```python\nx = 1\n```\n````\n"
+    path = tmp_path / "page.md"
+    path.write_text(text)
+    assert fence_faults(Document(text, str(path))) == []

@@ -3,7 +3,12 @@
 A page runs as one module, top to bottom, so its in-process blocks are joined into one file (each
 at its page line) and checked with pyflakes rules: an undefined name, an unused import or a syntax
 error on a page is a defect a reader would copy. Blocks run by torchrun are separate programs and
-are checked one by one. ``python -m torchsheet_harness.checks.block_lint [docs]``
+are checked one by one.
+
+Each block a reader pastes at the prompt (Python run in-process) is also checked as the copy
+button yields it (:mod:`..sphinx_ext.copy_text`) against the classic ``python`` prompt's rules:
+code that runs from a file can still be a syntax error there. ``python -m
+torchsheet_harness.checks.block_lint [docs]``
 """
 
 from __future__ import annotations
@@ -13,9 +18,19 @@ import subprocess
 import sys
 from pathlib import Path
 
-from ..locations import display_path, page_files
+from sybil import Document
+
+from ..locations import display_path, page_files, place
+from ..pages.blocks import lex_blocks
 from ..pages.collect import page_sybil
 from ..pages.parser import block_of
+from ..pages.requirements import RequirementError
+from ..sphinx_ext.copy_text import (
+    classic_prompt_problem,
+    format_copy_text,
+    paste_ready,
+    paste_ready_changes_meaning,
+)
 from .self_contained import region_source
 
 RULES = ["--select", "F,E9", "--ignore", "F811"]
@@ -75,11 +90,39 @@ def lint_page(page: Path, docs: Path) -> list[str]:
     return findings
 
 
+def paste_findings(page: Path) -> list[str]:
+    """Blocks whose copied code fails at the classic ``python`` prompt, as 'page:line: why'."""
+    document = Document(page.read_text(encoding="utf-8"), str(page))
+    findings = []
+    for block in lex_blocks(document):
+        if block.argument != "python" or block.kind == "literalinclude" or block.not_run:
+            continue
+        try:
+            requirement = block.requirement(str(page))
+        except RequirementError:
+            continue  # a collection error of its own
+        if requirement.torchrun or requirement.slurm:
+            continue  # run as a script, not pasted
+        copied = format_copy_text(str(block.source))
+        if paste_ready_changes_meaning(copied):
+            findings.append(
+                f"{place(page, block.line)}: the copy button's blank-line rule (pasteReady) "
+                "changes what this block means (a blank or unindented line in a multi-line "
+                "string?); write the string without them, e.g. with \\n"
+            )
+        elif (problem := classic_prompt_problem(paste_ready(copied))) is not None:
+            findings.append(
+                f"{place(page, block.line)}: the copy button's code fails at the classic python "
+                f"prompt (3.10-3.12): {problem}"
+            )
+    return findings
+
+
 def main(argv: list[str]) -> int:
     docs = Path(argv[0] if argv else "docs")
     findings = []
     for page in page_files(docs):
-        findings += lint_page(page, docs)
+        findings += lint_page(page, docs) + paste_findings(page)
     print("\n".join(findings) or "page blocks: no findings")
     return 1 if findings else 0
 

@@ -12,7 +12,9 @@ What it understands, in page order (the blocks come from :func:`.blocks.lex_bloc
 - ``% not-run: reason`` right before any block: the block is reported SKIPPED with the reason.
 
 Every region it yields is a :class:`PageRegion` carrying its block's :class:`.blocks.BlockInfo`.
-Blocks in other languages are not examples; :mod:`..checks.audit` fails on any not exempted.
+Blocks in other languages are not examples: once a page is parsed, a block no example covers, or
+a fence that swallowed a heading or another block, is a collection error naming page:line
+(:mod:`.coverage`, the check :mod:`..checks.audit` runs over all pages).
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ from sybil.typing import Evaluator
 from ..locations import place
 from ..run import evaluators
 from .blocks import Block, BlockInfo, check_not_run, lex_blocks
+from .coverage import page_problems
 from .requirements import Requirement, RequirementError
 
 
@@ -50,10 +53,21 @@ def block_of(region: Region) -> BlockInfo | None:
 class PageParser:
     """Sybil parser turning a MyST page's code blocks into checked examples."""
 
-    def __init__(self, doctest_flags: int = evaluators.OPTION_FLAGS) -> None:
+    def __init__(
+        self, doctest_flags: int = evaluators.OPTION_FLAGS, check_coverage: bool = True
+    ) -> None:
         self.doctest_parser = DocTestStringParser(evaluators.DocTestExample(doctest_flags))
+        self.check_coverage = check_coverage
 
     def __call__(self, document: Document) -> Iterable[Region]:
+        spans = []
+        for region in self._regions(document):
+            spans.append((region.start, region.end))
+            yield region
+        if self.check_coverage and (problems := page_problems(document, spans)):
+            raise RequirementError("\n".join(problems))
+
+    def _regions(self, document: Document) -> Iterable[Region]:
         blocks = lex_blocks(document)
         consumed: set[int] = set()
         for index, block in enumerate(blocks):

@@ -1,5 +1,16 @@
-"""pytest wiring: each page example carries its block, which gives its markers, the location of
-its skip and the per-run summary line. The results file is written by :mod:`.recorder`.
+"""pytest wiring: each page example carries its block, which gives its markers, its timeout,
+the location of its skip (one SKIPPED line per block) and the per-run summary line. The results
+file is written by :mod:`.recorder`.
+
+- A page block runs in-process under a timeout of its own, ``torchsheet_block_timeout``
+  (ini option, default 120 s; ``-o torchsheet_block_timeout=300`` for one run, 0 for none);
+  ``--timeout`` on the command line applies to every test instead. Blocks run as processes
+  (torchrun, Slurm, snippets) keep the suite's ``timeout`` and their launchers' own.
+- A plain block that raises is reported as 'page:line: Exception: message' and the line that
+  raised; the whole traceback with ``--tb=long``.
+- When a run selects part of a page (``-k section-slug``, ``page.md::line:N``, ``--lf``), the
+  deselected in-process blocks before a selected one run first, untested, so the selected
+  block finds the names it needs; if one of them fails, the selected block errors naming it.
 
 The block travels with every report as the user property ``torchsheet_block`` (a plain dict, so
 it reaches the pytest-xdist controller), read back with :func:`block_of_report`.
@@ -7,15 +18,21 @@ it reaches the pytest-xdist controller), read back with :func:`block_of_report`.
 
 from __future__ import annotations
 
+import linecache
 from collections import Counter
 from typing import Any
+from unittest import SkipTest
 
 import pytest
+from sybil import Example
+from sybil.evaluators.doctest import DocTestEvaluator
+from sybil.example import SybilFailure
 from sybil.integration.pytest import SybilItem
 
-from ..locations import display_path
+from ..locations import display_path, place
 from ..pages.blocks import BlockInfo
 from ..pages.parser import block_of
+from ..run import evaluators
 
 MARKERS = {
     "gpu": "needs at least one CUDA GPU (run with `pytest -m gpu` on a GPU runner)",
@@ -27,6 +44,18 @@ MARKERS = {
 BLOCK_PROPERTY = "torchsheet_block"
 #: ``pytest --update-outputs`` (rewrite outputs in the pages) comes with this plugin.
 pytest_plugins = ["torchsheet_harness.pytest_plugin.update_outputs"]
+BLOCK_TIMEOUT_INI = "torchsheet_block_timeout"
+DEFAULT_BLOCK_TIMEOUT_SECONDS = 120
+_NEEDS = "torchsheet_needs"  # item attribute: deselected examples to run before it
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addini(
+        BLOCK_TIMEOUT_INI,
+        "seconds a page block run in-process may take (pytest-timeout); 0: no limit of its own. "
+        "Blocks run by torchrun, Slurm or as scripts keep `timeout`.",
+        default=str(DEFAULT_BLOCK_TIMEOUT_SECONDS),
+    )
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -44,9 +73,26 @@ def block_of_report(report: pytest.TestReport) -> dict[str, Any] | None:
     return dict(report.user_properties).get(BLOCK_PROPERTY)
 
 
+def runs_in_process(example: Example) -> bool:
+    """Whether the example is code run in the page's namespace (not a script or a launch)."""
+    evaluator = example.region.evaluator
+    if isinstance(evaluator, evaluators.Gated):
+        evaluator = evaluator.inner
+    return isinstance(evaluator, (evaluators.PythonBlock, DocTestEvaluator))
+
+
+def block_timeout(config: pytest.Config) -> float | None:
+    """The timeout marker page blocks get; None where --timeout was given or no plugin runs."""
+    if not config.pluginmanager.hasplugin("timeout") or config.getoption("timeout", None):
+        return None
+    seconds = float(config.getini(BLOCK_TIMEOUT_INI) or 0)
+    return seconds if seconds > 0 else None
+
+
 @pytest.hookimpl(tryfirst=True)
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     # tryfirst: markers must exist before `-m` deselects.
+    timeout = block_timeout(config)
     for item in items:
         block = block_of_item(item)
         if block is None:
@@ -54,6 +100,8 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
         requirement = block.requirement
         for name in requirement.markers:
             item.add_marker(name)
+        if timeout and runs_in_process(item.example) and not item.get_closest_marker("timeout"):
+            item.add_marker(pytest.mark.timeout(timeout))
         requires = "" if requirement.is_cpu_only else requirement.label
         described = {"line": block.line, "section": block.section, "requires": requires}
         item.user_properties.append((BLOCK_PROPERTY, {**described, "not_run": block.not_run}))
@@ -78,12 +126,89 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config) -> None:  # no
         terminalreporter.write_line(", ".join(f"{counts[k]} {k}" for k in order))
 
 
+@pytest.hookimpl(trylast=True, specname="pytest_collection_modifyitems")
+def pytest_collection_modifyitems_needs(items: list[pytest.Item]) -> None:
+    """After deselection: give each selected page example the deselected ones it may need."""
+    selected: dict[int, SybilItem] = {}
+    files = {}
+    for item in items:
+        if isinstance(item, SybilItem):
+            selected[id(item.example.region)] = item
+            files[id(item.parent)] = item.parent
+    for sybil_file in files.values():
+        for document in sybil_file.documents:
+            pending: list[Example] = []
+            for example in document.examples():
+                item = selected.get(id(example.region))
+                block = block_of(example.region)
+                if item is None:
+                    gated = block is not None and (
+                        not block.requirement.is_cpu_only or block.not_run is not None
+                    )
+                    if block is None or (runs_in_process(example) and not gated):
+                        pending.append(example)
+                elif pending and (block is None or block.requirement.is_cpu_only):
+                    setattr(item, _NEEDS, pending)
+                    pending = []
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    """Run the deselected blocks a selected page example needs (after the page's setup)."""
+    for example in getattr(item, _NEEDS, ()):
+        try:
+            example.evaluate()
+        except SkipTest:
+            continue
+        except BaseException as error:  # noqa: BLE001 - reported as the selected block's error
+            failure = f"{type(error).__name__}: {error}"
+        else:
+            continue
+        needed = getattr(block_of(example.region), "section", "")
+        section = getattr(block_of(item.example.region), "section", "")
+        pytest.fail(
+            f"{place(example.path, item.example.line)} (section '{section}') needs the blocks "
+            "before it, which this run did not select; running them for it, "
+            f"{place(example.path, example.line)} (section '{needed}') failed:\n{failure}\n"
+            f"Select that section too (-k '{needed} or {section}') or run the whole page.",
+            pytrace=False,
+        )
+
+
+def short_failure(item: SybilItem, excinfo: pytest.ExceptionInfo) -> str | None:
+    """'page:line: Error: message' and the page line that raised, or None when no page line
+    is in the traceback (the failure is the harness's, shown in full)."""
+    path = item.example.path
+    frames = [entry for entry in excinfo.traceback if str(entry.path) == path]
+    if not frames:
+        return None
+    line = frames[-1].lineno + 1
+    code = linecache.getline(path, line).strip()
+    return (
+        f"{place(path, line)}: {excinfo.exconly().strip()}\n    {code}\n"
+        f"(in the block at {place(path, item.example.line)}; the full traceback: --tb=long)"
+    )
+
+
 @pytest.hookimpl(hookwrapper=True)
-def pytest_runtest_makereport(item: pytest.Item, call):  # noqa: ARG001
-    # A skip raised by an evaluator would be reported at the evaluator's line; point it at the
-    # page and line of the block instead.
+def pytest_runtest_makereport(item: pytest.Item, call):
     outcome = yield
     report = outcome.get_result()
-    if isinstance(item, SybilItem) and report.skipped and isinstance(report.longrepr, tuple):
+    if not isinstance(item, SybilItem):
+        return
+    block = block_of(item.example.region)
+    if report.skipped and isinstance(report.longrepr, tuple):
+        # A skip raised by an evaluator would be reported at the evaluator's line; point it at
+        # the page and the block's first line, so pytest folds a block's statements into one
+        # SKIPPED line.
         reason = report.longrepr[2].removeprefix("Skipped: ")
-        report.longrepr = (display_path(item.example.path), item.example.line, reason)
+        line = block.line if block is not None else item.example.line
+        report.longrepr = (display_path(item.example.path), line, reason)
+    elif report.failed and call.excinfo is not None and call.when == "call":
+        if item.config.getoption("tbstyle") in ("long", "native"):
+            return
+        if isinstance(call.excinfo.value, SybilFailure):
+            return  # the evaluator's own message
+        short = short_failure(item, call.excinfo)
+        if short is not None:
+            report.longrepr = short

@@ -8,6 +8,7 @@
 - :mod:`.quick_reference` (with :mod:`.sheet_markers`, :mod:`.sheet_store`,
   :mod:`.pitfalls_index`): ``{quick-reference}`` and ``{pitfalls}``, built from the blocks marked
   ``% quickref:`` and ``% pitfall:`` on the pages.
+- :mod:`.copy_text`: the copy button's text also pastes at the classic ``python`` prompt.
 
 ``extensions = [..., "torchsheet_harness.sphinx_ext"]``; ``torchsheet_results`` names the
 results files and folders to read, separated by ``os.pathsep`` (``torchsheet_results_file`` is
@@ -21,7 +22,7 @@ from typing import Any
 from docutils import nodes
 from sphinx.application import Sphinx
 
-from . import badges, overview, quick_reference, status
+from . import badges, copy_text, overview, quick_reference, status
 
 
 def skip_node(self: Any, node: nodes.Element) -> None:
@@ -36,6 +37,9 @@ def setup(app: Sphinx) -> dict[str, Any]:
     app.add_node(status.page_status, html=(status.visit_status_html, None), **no_html)
     app.add_node(overview.page_overview, html=(overview.visit_overview_html, None), **no_html)
     app.add_directive("page-overview", overview.PageOverview)
+    # After sphinx-copybutton's own config-inited (priority 500): the copied text pastes at the
+    # classic prompt too.
+    app.connect("config-inited", copy_text.wrap_copybutton, priority=900)
     app.connect("builder-inited", status.read_results)
     app.connect("env-get-outdated", status.outdated_when_results_change)
     # In this order: the purpose is read before the status line goes in after it.
@@ -43,6 +47,9 @@ def setup(app: Sphinx) -> dict[str, Any]:
     app.connect("doctree-read", badges.mark_blocks)
     app.connect("doctree-read", status.insert_status)
     app.connect("env-purge-doc", overview.purge_page)
+    app.connect("env-get-outdated", badges.reread_pages_that_warned)
+    app.connect("env-purge-doc", badges.purge_warned)
+    app.connect("env-merge-info", badges.merge_warned)
     app.connect("env-merge-info", overview.merge_pages)
     app.connect("html-page-context", overview.add_meta_description)
     quick_reference.register(app, no_html)

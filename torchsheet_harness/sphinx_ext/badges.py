@@ -11,6 +11,13 @@ some environment, or was verified in some and skipped or not run in others), its
 one more line saying where, in its tooltip too; a CPU block that has no badge gets one
 ("failing", "partly verified") for it. A block verified in every run that recorded it says
 nothing more.
+
+A fence that swallowed a heading or another block, or never closes, is a warning too
+(:func:`~torchsheet_harness.pages.coverage.fence_faults`).
+
+A page that warned is read again by every later build (:func:`reread_pages_that_warned`) until
+it is fixed: an incremental build skips unchanged pages, and would otherwise pass without the
+warning.
 """
 
 from __future__ import annotations
@@ -27,6 +34,7 @@ from sybil import Document
 
 from ..locations import place
 from ..pages.blocks import Block, lex_blocks
+from ..pages.coverage import fence_faults
 from ..pages.requirements import RequirementError
 from ..results import page_digest
 from . import verdicts
@@ -44,20 +52,45 @@ def page_blocks(source: str) -> dict[int, Block]:
     return {block.line: block for block in lex_blocks(document)}
 
 
+def _warn(app: Sphinx, message: str) -> None:
+    """A page warning; the page is read again by the next build (see module docstring)."""
+    logger.warning(message, type="torchsheet", subtype="requirement")
+    warned = getattr(app.env, "torchsheet_warned", None)
+    if warned is None:
+        warned = app.env.torchsheet_warned = set()
+    warned.add(app.env.docname)
+
+
+def reread_pages_that_warned(app: Sphinx, env: Any, added, changed, removed) -> list[str]:  # noqa: ARG001
+    """env-get-outdated: pages that warned last time are read again."""
+    return sorted(getattr(env, "torchsheet_warned", set()) & set(env.found_docs))
+
+
+def purge_warned(app: Sphinx, env: Any, docname: str) -> None:  # noqa: ARG001
+    getattr(env, "torchsheet_warned", set()).discard(docname)
+
+
+def merge_warned(app: Sphinx, env: Any, docnames: set[str], other: Any) -> None:  # noqa: ARG001
+    theirs = getattr(other, "torchsheet_warned", set()) & set(docnames)
+    if theirs:
+        env.torchsheet_warned = getattr(env, "torchsheet_warned", set()) | theirs
+
+
 def mark_blocks(app: Sphinx, document: nodes.document) -> None:
     """doctree-read: badges on requirement-bearing and not-run blocks."""
     source = document["source"]
+    for fault in fence_faults(Document(Path(source).read_text(encoding="utf-8"), source)):
+        _warn(app, fault)
     blocks = page_blocks(source)
     view = _view(app, source)
     for node in list(document.findall(nodes.literal_block)):
         block = blocks.get(node.line) if node.source == source else None
         if block is None:
             if any(name.startswith("needs-") for name in node["classes"]):
-                logger.warning(
+                _warn(
+                    app,
                     f"{place(node.source or source, node.line or 0)}: a code block with a "
                     "needs-* class that the harness does not see as a block",
-                    type="torchsheet",
-                    subtype="requirement",
                 )
             continue
         if block.kind == "literalinclude":
@@ -70,7 +103,7 @@ def mark_blocks(app: Sphinx, document: nodes.document) -> None:
         try:
             requirement = block.requirement(source)
         except RequirementError as error:
-            logger.warning(str(error), type="torchsheet", subtype="requirement")
+            _warn(app, str(error))
             continue
         verdict = verdicts.block_verdict(view, block.line) if view is not None else None
         if not requirement.is_cpu_only:

@@ -1,0 +1,66 @@
+"""A reader at the classic ``python`` prompt, on a pseudo-terminal (pexpect).
+
+Used by tests/test_copy_paste.py. The interpreter is the one the suite runs (``python -I -q``,
+readline as the reader has it, ``TERM=dumb``, the basic REPL on 3.13), started in an empty
+directory. :meth:`ClassicPrompt.paste` types a block's copied text line after line, as the
+terminal hands a paste to the prompt, then presses Enter as a reader does after a paste (twice
+when the prompt is left at ``...``), and returns what the terminal showed.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import sys
+from pathlib import Path
+
+import pexpect
+
+#: A prompt at the start of a line (readline may put escape sequences before it).
+PROMPT = re.compile(r"(?:\r?\n|^)(?:\x1b\[[0-9;?]*[A-Za-z])*(>>>|\.\.\.) ")
+TRACEBACK = "Traceback (most recent call last):"
+SYNTAX = re.compile(r"^\s*(SyntaxError|IndentationError|TabError): .*$", re.MULTILINE)
+
+
+class ClassicPrompt:
+    """One interactive ``python`` on a pseudo-terminal."""
+
+    def __init__(self, cwd: Path, timeout: float) -> None:
+        env = {
+            "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+            "HOME": str(cwd),
+            "TERM": "dumb",
+            "LANG": "C.UTF-8",
+            "PYTHON_BASIC_REPL": "1",
+        }
+        self.child = pexpect.spawn(
+            sys.executable,
+            ["-I", "-q"],
+            cwd=str(cwd),
+            env=env,
+            encoding="utf-8",
+            codec_errors="replace",
+            dimensions=(50, 2000),  # wide: readline does not wrap or scroll long lines
+            timeout=timeout,
+        )
+        self.child.expect(PROMPT)
+        self.prompt = self.child.match[1]
+
+    def type_line(self, line: str) -> str:
+        """Send one line and Enter; what the terminal showed until the next prompt."""
+        self.child.send(line + "\r")
+        self.child.expect(PROMPT)
+        self.prompt = self.child.match[1]
+        return self.child.before
+
+    def paste(self, code: str) -> str:
+        """Paste ``code`` and press Enter (again while the prompt is ``...``)."""
+        shown = [self.type_line(line) for line in code.split("\n")]
+        for _ in range(2):
+            if self.prompt != "...":
+                break
+            shown.append(self.type_line(""))
+        return "\n".join(shown)
+
+    def close(self) -> None:
+        self.child.close(force=True)

@@ -1,0 +1,126 @@
+"""What a page's examples must cover, checked per page: every code block, and fences that close.
+
+The parser (:mod:`.parser`) runs :func:`page_problems` on each page it parses, so ``pytest
+docs/x.md`` fails on an unchecked block as the full audit (:mod:`..checks.audit`) does; the audit
+and the docs build (:mod:`..sphinx_ext.badges`) report the same problems.
+
+- Sybil only sees what its parsers match; a ```` ```pycon ```` fence, ```` ```python title=x ````,
+  ``{testcode}`` or a shell block would otherwise sit on the page untested and silent.
+  :func:`code_blocks` finds every code block with a lexer of its own.
+- A deleted closing fence makes the open block swallow what follows up to the next closing
+  fence: a heading, its prose, the next block's opening line. :func:`fence_faults` reports a
+  fence whose body holds a ``##`` heading or the opening line of another fence (one that could
+  not close it), and a fence never closed.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from sybil import Document
+from sybil.parsers.markdown.lexers import RawFencedCodeBlockLexer
+
+from ..locations import display_path, line_at
+from .blocks import dangling_not_run, lex_blocks
+
+#: Directives that hold prose, not code; any other ```{directive} counts as a code block.
+NON_CODE_DIRECTIVES = frozenset(
+    "admonition attention caution danger error hint important note seealso tip warning "
+    "toctree figure image list-table csv-table table math glossary rubric topic sidebar "
+    "contents only dropdown tab-set tab-item grid grid-item grid-item-card card margin "
+    "versionadded versionchanged deprecated epigraph div "
+    # torchsheet's own directives (torchsheet_harness.sphinx_ext)
+    "page-overview quick-reference pitfalls".split()
+)
+#: Fences whose body is Markdown: headings and shorter fences inside are what they show.
+MARKDOWN_LANGUAGES = frozenset({"markdown", "md", "myst"})
+_INFO = re.compile(r"(?P<info>[^\n]*)$\n", re.MULTILINE)
+_DIRECTIVE = re.compile(r"\{(?P<name>[\w:-]+)\}")
+_FENCE = re.compile(r"^ {0,3}(?P<fence>`{3,}|~{3,})(?P<info>.*)$")
+#: A section heading (Python comments in blocks use a single '#').
+_SECTION_HEADING = re.compile(r"^ {0,3}#{2,6}[ \t]+\S")
+
+
+@dataclass(frozen=True)
+class CodeBlock:
+    """A code block as the audit sees it: where it is and its fence info string."""
+
+    page: str
+    line: int
+    start: int
+    end: int
+    info: str
+
+
+def code_blocks(document: Document) -> list[CodeBlock]:
+    """Every fenced code block or code directive in ``document``, nested ones included."""
+    page = display_path(document.path)
+    blocks = []
+    for region in RawFencedCodeBlockLexer(info_pattern=_INFO)(document):
+        info = region.lexemes["info"].strip()
+        directive = _DIRECTIVE.match(info)
+        if directive and directive["name"] in NON_CODE_DIRECTIVES:
+            continue
+        line = line_at(document.text, region.start)
+        blocks.append(CodeBlock(page, line, region.start, region.end, info))
+    return blocks
+
+
+def fence_faults(document: Document) -> list[str]:
+    """'page:line: why' for each fence that swallows a heading or another fence, or never closes.
+
+    Follows CommonMark: a fence closes at a line of the same character, at least as long, with
+    no info string; inside, anything else is content.
+    """
+    page = display_path(document.path)
+    faults = []
+    opened: tuple[str, int, str] | None = None  # (fence, line, language)
+    reported = False
+    for number, line in enumerate(document.text.splitlines(), 1):
+        fence = _FENCE.match(line)
+        if opened is None:
+            if fence is not None and not (fence["fence"][0] == "`" and "`" in fence["info"]):
+                language = fence["info"].strip().split(" ")[0].lower()
+                opened, reported = (fence["fence"], number, language), False
+            continue
+        mark, first, language = opened
+        if fence is not None and fence["fence"][0] == mark[0] and len(fence["fence"]) >= len(mark):
+            if not fence["info"].strip():
+                opened = None
+                continue
+            what = f"the opening line of another block ({line.strip()})"
+        elif language not in MARKDOWN_LANGUAGES and _SECTION_HEADING.match(line):
+            what = f"a heading ({line.strip()})"
+        else:
+            continue
+        if not reported:
+            faults.append(
+                f"{page}:{first}: the block opened here contains {what} at line {number}; "
+                "its closing fence is missing?"
+            )
+            reported = True
+    if opened is not None:
+        faults.append(f"{page}:{opened[1]}: the block opened here is never closed")
+    return faults
+
+
+def page_problems(document: Document, spans: Iterable[tuple[int, int]]) -> list[str]:
+    """Every problem of one page: fence faults, code blocks no example (``spans``) covers, and
+    '% not-run:' lines no block follows. Each is a 'page:line: why' message."""
+    spans = list(spans)
+    problems = fence_faults(document)
+    for block in code_blocks(document):
+        if any(start < block.end and block.start < end for start, end in spans):
+            continue
+        problems.append(
+            f"{block.page}:{block.line}: code block ```{block.info} is neither executed nor "
+            "exempted; use ```python, {code-block} python or a checked output block, or put "
+            "'% not-run: <reason>' on the line before it"
+        )
+    for line in dangling_not_run(document, lex_blocks(document)):
+        problems.append(
+            f"{display_path(document.path)}:{line}: '% not-run:' is not followed by a block"
+        )
+    return problems
