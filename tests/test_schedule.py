@@ -15,9 +15,8 @@ def item(nodeid: str, marker: str | None = None) -> SimpleNamespace:
     )
 
 
-def worker_config(cached: dict[str, float] | None = None) -> SimpleNamespace:
-    cache = None if cached is None else SimpleNamespace(get=lambda key, default: cached)
-    return SimpleNamespace(workerinput={}, cache=cache)
+def worker_config() -> SimpleNamespace:
+    return SimpleNamespace(workerinput={})
 
 
 def order(items: list[SimpleNamespace]) -> list[str]:
@@ -31,25 +30,20 @@ LAUNCHES = [
     item("docs/b/launches.md::line:30", "distributed"),
 ]
 SUBRUNS = [item("tests/test_copy_paste.py::test_one"), item("tests/test_copy_paste.py::test_two")]
+# One Slurm cluster, a few seconds measured: after the launches, though marked.
+CLUSTER = [item("tests/test_slurm.py::test_conf"), item("tests/test_slurm.py::test_stop", "slurm")]
 
 
 def test_longest_files_first_and_each_file_in_its_order() -> None:
-    items = PAGE + LAUNCHES + SUBRUNS
+    items = PAGE + CLUSTER + LAUNCHES + SUBRUNS
     schedule.pytest_collection_modifyitems(worker_config(), items)
-    # The measured sub-runs, then two launches, then the quick page; each in its page order.
-    assert order(items) == order(SUBRUNS + LAUNCHES + PAGE)
-
-
-def test_the_last_run_s_seconds_win_over_the_estimate() -> None:
-    items = PAGE + LAUNCHES + SUBRUNS
-    cached = {"docs/a/quick.md": 500.0, "tests/gone.py": 1000.0}
-    schedule.pytest_collection_modifyitems(worker_config(cached), items)
-    assert order(items) == order(PAGE + SUBRUNS + LAUNCHES)
+    # The measured sub-runs, two launches, the cluster, the quick page; each in its own order.
+    assert order(items) == order(SUBRUNS + LAUNCHES + CLUSTER + PAGE)
 
 
 def test_without_xdist_nothing_moves() -> None:
     items = PAGE + LAUNCHES + SUBRUNS
-    schedule.pytest_collection_modifyitems(SimpleNamespace(cache=None), items)
+    schedule.pytest_collection_modifyitems(SimpleNamespace(), items)
     assert order(items) == order(PAGE + LAUNCHES + SUBRUNS)
 
 

@@ -8,12 +8,13 @@ them can keep a worker busy long after the other has run out of work. Here the f
 by their expected cost instead, the longest first (the classic longest-processing-time rule), and
 xdist's reorder is turned off so that it keeps this order.
 
-The expected cost of a file is what it took in the last run that recorded it (pytest's cache,
-``torchsheet/file-seconds``), and otherwise an estimate: its launches (``distributed`` and
-``slurm`` items) and, for the harness test files that run sub-processes of their own, the figures
-measured for them (``MEASURED``). The order only decides who starts what first: it changes no
-result. Items keep their order within a file (a page's blocks run top to bottom), and without
-xdist (``-n 0``) nothing is reordered.
+The expected cost of a file is an estimate from its launches (``distributed`` and ``slurm``
+items), or, for the harness test files that start sub-processes of their own, the figure measured
+for them (``MEASURED``). It is deliberately not the last run's durations: those include waits
+(the Slurm cluster's machine lock, the shared site build) that moving a file earlier would make
+longer, and the same order on every run keeps runs comparable. The order only decides who starts
+what first: it changes no result. Items keep their order within a file (a page's blocks run top
+to bottom), and without xdist (``-n 0``) nothing is reordered.
 """
 
 from __future__ import annotations
@@ -22,11 +23,11 @@ from collections import defaultdict
 
 import pytest
 
-CACHE_KEY = "torchsheet/file-seconds"
 LAUNCH_SECONDS = 5.0  # one torchrun launch of two ranks on a busy 2-core machine
-SLURM_SECONDS = 20.0  # a private cluster started and stopped, and its jobs
-# Harness test files that start sub-processes (pytest sub-runs, interpreters, launches) without
-# a marker that says so: seconds, summed over their tests, measured on 2 cores under -n 2.
+SLURM_SECONDS = 8.0  # a Slurm block: a private cluster started and stopped, and its job
+# Harness test files that start sub-processes (pytest sub-runs, interpreters, launches), in
+# seconds summed over their tests on 2 cores under -n 2. test_slurm.py's one cluster takes a few
+# seconds; placed late it does not wait for the Slurm page's cluster (one per machine) to stop.
 MEASURED = {
     "tests/test_results_file.py": 100.0,
     "tests/test_copy_paste.py": 76.0,
@@ -36,8 +37,8 @@ MEASURED = {
     "tests/test_harness_faults.py": 15.0,
     "tests/test_browser.py": 15.0,
     "tests/test_page_isolation.py": 5.0,
+    "tests/test_slurm.py": 4.0,
 }
-_seconds: dict[str, float] = defaultdict(float)
 
 
 def file_of(nodeid: str) -> str:
@@ -56,7 +57,7 @@ def estimate(items: list[pytest.Item]) -> dict[str, float]:
             cost[path] += LAUNCH_SECONDS
     for path, seconds in MEASURED.items():
         if path in cost:
-            cost[path] = max(cost[path], seconds)
+            cost[path] = seconds
     return cost
 
 
@@ -75,24 +76,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     if not hasattr(config, "workerinput"):
         return  # not an xdist worker: run in the usual order
     cost = estimate(items)
-    cache = getattr(config, "cache", None)
-    if cache is not None:
-        cost.update({k: v for k, v in (cache.get(CACHE_KEY, {}) or {}).items() if k in cost})
     files = [file_of(item.nodeid) for item in items]
     first_seen = {path: index for index, path in reversed(list(enumerate(files)))}
     # Stable: a file's items keep their order; ties keep the collection's order.
     items.sort(key=lambda item: (-cost[file_of(item.nodeid)], first_seen[file_of(item.nodeid)]))
-
-
-def pytest_runtest_logreport(report: pytest.TestReport) -> None:
-    _seconds[file_of(report.nodeid)] += report.duration
-
-
-def pytest_sessionfinish(session: pytest.Session) -> None:
-    config = session.config
-    cache = getattr(config, "cache", None)
-    if hasattr(config, "workerinput") or cache is None or not _xdist_workers(config):
-        return  # the controller records, for the next run under xdist
-    recorded = dict(cache.get(CACHE_KEY, {}) or {})
-    recorded.update({path: round(seconds, 1) for path, seconds in _seconds.items()})
-    cache.set(CACHE_KEY, recorded)
