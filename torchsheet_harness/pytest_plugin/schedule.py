@@ -12,7 +12,8 @@ The expected cost of a file is an estimate from its launches (``distributed`` an
 items), or, for the harness test files that start sub-processes of their own, the figure measured
 for them (``MEASURED``). It is deliberately not the last run's durations: those include waits
 (the Slurm cluster's machine lock, the shared site build) that moving a file earlier would make
-longer, and the same order on every run keeps runs comparable. The order only decides who starts
+longer, and the same order on every run keeps runs comparable. ``LAST`` files go at the end
+whatever their cost (a wait they would otherwise spend idle). The order only decides who starts
 what first: it changes no result. Items keep their order within a file (a page's blocks run top
 to bottom), and without xdist (``-n 0``) nothing is reordered.
 """
@@ -26,8 +27,7 @@ import pytest
 LAUNCH_SECONDS = 5.0  # one torchrun launch of two ranks on a busy 2-core machine
 SLURM_SECONDS = 8.0  # a Slurm block: a private cluster started and stopped, and its job
 # Harness test files that start sub-processes (pytest sub-runs, interpreters, launches), in
-# seconds summed over their tests on 2 cores under -n 2. test_slurm.py's one cluster takes a few
-# seconds; placed late it does not wait for the Slurm page's cluster (one per machine) to stop.
+# seconds summed over their tests on 2 cores under -n 2.
 MEASURED = {
     "tests/test_results_file.py": 100.0,
     "tests/test_copy_paste.py": 76.0,
@@ -37,8 +37,11 @@ MEASURED = {
     "tests/test_harness_faults.py": 15.0,
     "tests/test_browser.py": 15.0,
     "tests/test_page_isolation.py": 5.0,
-    "tests/test_slurm.py": 4.0,
 }
+# Handed out last: test_slurm.py starts a cluster of its own (a few seconds), and one private
+# cluster runs per machine at a time. Started while the Slurm page's blocks run on the other
+# worker, it waited for them (measured: 18-22 s, against 3.5 s alone); last, the page is done.
+LAST = {"tests/test_slurm.py"}
 
 
 def file_of(nodeid: str) -> str:
@@ -78,5 +81,9 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     cost = estimate(items)
     files = [file_of(item.nodeid) for item in items]
     first_seen = {path: index for index, path in reversed(list(enumerate(files)))}
-    # Stable: a file's items keep their order; ties keep the collection's order.
-    items.sort(key=lambda item: (-cost[file_of(item.nodeid)], first_seen[file_of(item.nodeid)]))
+
+    def key(item: pytest.Item) -> tuple[bool, float, int]:
+        path = file_of(item.nodeid)
+        return path in LAST, -cost[path], first_seen[path]
+
+    items.sort(key=key)  # stable: a file's items keep their order
