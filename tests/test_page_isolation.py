@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
+import pytest
 from planted import run_pytest, write_project
 
 # Runs first (alphabetical): changes everything a page could change.
@@ -69,20 +68,31 @@ CHECK = """
     """
 
 
-def test_global_state_is_restored_between_pages(tmp_path: Path) -> None:
+@pytest.fixture(scope="module")
+def run(tmp_path_factory: pytest.TempPathFactory) -> tuple[str, str]:
+    """One pytest run over three pages: the mutating page, the check page after it, and the
+    mutations followed by the checks within one page (where nothing restores the state)."""
     import torch
 
+    root = tmp_path_factory.mktemp("isolation")
     check = CHECK.replace("NUM_THREADS", str(torch.get_num_threads()))
-    write_project(tmp_path, {"a_mutate.md": MUTATE, "b_check.md": check})
-    result = run_pytest(tmp_path, "-p", "no:randomly")
-    out = result.stdout + result.stderr
-    assert result.returncode == 0, out
-    assert "14 passed" in out, out
+    same_page = MUTATE + "\n" + check.split("\n", 2)[2]
+    write_project(root, {"a_mutate.md": MUTATE, "b_check.md": check, "c_same_page.md": same_page})
+    result = run_pytest(root, "-p", "no:randomly")
+    return result.stdout + result.stderr, check
 
 
-def test_the_check_page_can_fail(tmp_path: Path) -> None:
-    """Without the restore the check page fails: run it after a mutation inside the same page."""
-    write_project(tmp_path, {"only.md": MUTATE + "\n" + CHECK.split("\n", 2)[2]})
-    result = run_pytest(tmp_path)
-    assert result.returncode == 1
-    assert "Expected:\n    (torch.float32, True)" in result.stdout
+def test_global_state_is_restored_between_pages(run) -> None:
+    out, check = run
+    # Every example of the two pages passes: 2 on the mutating page, 12 on the check page.
+    assert out.count("PASSED docs/a_mutate.md::") == 2, out
+    assert out.count("PASSED docs/b_check.md::") == check.count(">>> ") == 12, out
+    assert "FAILED docs/a_mutate.md" not in out and "FAILED docs/b_check.md" not in out, out
+    assert "ERROR docs/" not in out, out  # no collection error either
+
+
+def test_the_check_page_can_fail(run) -> None:
+    """Without the restore the check page fails: the checks after the mutations, in one page."""
+    out, _ = run
+    assert "FAILED docs/c_same_page.md::" in out, out
+    assert "Expected:\n    (torch.float32, True)" in out

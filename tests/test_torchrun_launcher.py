@@ -3,6 +3,11 @@
 Each launch is a real ``torchrun`` with two gloo ranks on CPU (a few seconds each), so every test
 gets several facts out of one launch. Every script prints its rank's pid and the pid of its parent
 (the torchrun agent) so a test can check that none of them is still running afterwards.
+
+Two launches are shared to keep the file short: the parallel launches are started once and give
+both the normal-run and the no-collision facts, and the deadlocked launch, which spends its 30
+seconds asleep, is started in the background when the module starts, so that its wait for the
+timeout overlaps the other launches instead of following them.
 """
 
 from __future__ import annotations
@@ -10,14 +15,16 @@ from __future__ import annotations
 import re
 import textwrap
 import time
-from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
 from torchsheet_harness.pages.collect import page_sybil
 from torchsheet_harness.run.process import GRACE_SECONDS, alive, pids, read_cmdline_and_environ
-from torchsheet_harness.run.torchrun import torchrun
+from torchsheet_harness.run.torchrun import Launch, torchrun
 
 PIDS = re.compile(r"pid (\d+) ppid (\d+)")
 
@@ -67,38 +74,130 @@ def block_script(message: str) -> str:
     return re.search(r" script (\S+)", message)[1]
 
 
-def test_normal_run_keeps_rank_output_and_leaves_nothing(tmp_path: Path) -> None:
-    path = script(tmp_path, 'print(f"rank {rank} of {dist.get_world_size()}")\n' + SHUTDOWN)
-    launch = torchrun(path, 2)
+# Rank 1 skips the all_reduce and waits for a message rank 0 never sends: both hang until gloo's
+# own timeout (30 minutes), so only the launcher's timeout ends it. Each rank signs in (a file in
+# the folder named by its argument) when it is about to hang.
+DEADLOCK = """\
+import sys
+from pathlib import Path
+
+t = torch.ones(1)
+Path(sys.argv[1], f"rank{rank}").touch()
+print(f"rank {rank} waits", flush=True)
+if rank == 0:
+    dist.all_reduce(t)
+else:
+    dist.recv(t, src=0)
+"""
+DEADLOCK_TIMEOUT = 30
+DEADLOCK_TEST = "test_deadlock_fails_within_timeout_and_kills_every_rank"
+
+
+@dataclass
+class HungLaunch:
+    """The deadlocked launch, running in a thread; ``signed_in`` holds a file per hung rank."""
+
+    future: Future
+    signed_in: Path
+
+    def wait_until_hung(self) -> None:
+        """Until both ranks are in their hang, or the launch has ended."""
+        deadline = time.monotonic() + DEADLOCK_TIMEOUT
+        while not self.future.done() and time.monotonic() < deadline:
+            if len(list(self.signed_in.iterdir())) == 2:
+                return
+            time.sleep(0.1)
+
+
+@pytest.fixture(scope="module", autouse=True)
+def hung_launch(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[HungLaunch | None]:
+    """The deadlocked launch, started when the module starts (if its test is selected).
+
+    The future's result is (launch, seconds it took, script).
+    """
+    if not any(item.name == DEADLOCK_TEST for item in request.session.items):
+        yield None
+        return
+    folder = tmp_path_factory.mktemp("deadlock")
+    signed_in = folder / "signed-in"
+    signed_in.mkdir()
+    hung = script(folder, DEADLOCK)
+
+    def launch() -> tuple[Launch, float, Path]:
+        started = time.monotonic()
+        result = torchrun(hung, 2, args=[str(signed_in)], timeout=DEADLOCK_TIMEOUT)
+        return result, time.monotonic() - started, hung
+
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        running_launch = HungLaunch(pool.submit(launch), signed_in)
+        yield running_launch
+        running_launch.future.result()  # never leave the module with the launch running
+
+
+# --standalone picks a free port per launch: no fixed port, so launches (and pytest -n workers)
+# never fight over one. The launches are started together and each rank, once its process group
+# is up, signs in and waits for every rank of every launch: all of them hold a process group at
+# the same moment, then each all_reduces over its own two ranks only.
+PARALLEL = 4
+TOGETHER = """\
+import sys
+import time
+from pathlib import Path
+
+index, folder, launches = int(sys.argv[1]), Path(sys.argv[2]), int(sys.argv[3])
+Path(folder, f"{index}.{rank}").touch()
+deadline = time.monotonic() + 120
+while len(list(folder.iterdir())) < 2 * launches:
+    assert time.monotonic() < deadline, f"launch {index}: the other launches never came up"
+    time.sleep(0.05)
+total = torch.tensor([float(index)])
+dist.all_reduce(total)
+print(f"rank {rank} of {dist.get_world_size()}: launch {index} total {total.item():g}")
+"""
+
+
+@pytest.fixture(scope="module")
+def parallel_launches(
+    tmp_path_factory: pytest.TempPathFactory, hung_launch: HungLaunch | None
+) -> tuple[Path, list[Launch]]:
+    """PARALLEL launches of one script, started at once and in their process groups together."""
+    folder = tmp_path_factory.mktemp("parallel")
+    signed_in = folder / "signed-in"
+    signed_in.mkdir()
+    path = script(folder, TOGETHER + SHUTDOWN)
+    if hung_launch is not None:
+        # Its ranks reach their hang before these launches load the machine.
+        hung_launch.wait_until_hung()
+
+    def launch(index: int) -> Launch:
+        return torchrun(path, 2, args=[str(index), str(signed_in), str(PARALLEL)], timeout=180)
+
+    with ThreadPoolExecutor(max_workers=PARALLEL) as pool:
+        return path, list(pool.map(launch, range(PARALLEL)))
+
+
+def test_normal_run_keeps_rank_output_and_leaves_nothing(parallel_launches) -> None:
+    path, launches = parallel_launches
+    launch = launches[0]
     assert launch.ok, launch.describe()
     assert sorted(launch.rank_stdout) == [0, 1]
-    assert launch.rank_stdout[1].endswith("rank 1 of 2\n")
-    assert launch.ranks_stdout().index("rank 0 of 2") < launch.ranks_stdout().index("rank 1 of 2")
-    assert_all_gone(pids_in(launch.ranks_stdout()), path)
+    assert launch.rank_stdout[1].endswith("rank 1 of 2: launch 0 total 0\n")
+    stdout = launch.ranks_stdout()
+    assert stdout.index("rank 0 of 2: launch 0") < stdout.index("rank 1 of 2: launch 0")
+    assert_all_gone(pids_in(stdout), path)
 
 
-def test_deadlock_fails_within_timeout_and_kills_every_rank(tmp_path: Path) -> None:
-    # Rank 1 skips the all_reduce and waits for a message rank 0 never sends: both hang until
-    # gloo's own timeout (30 minutes), so only the launcher's timeout ends it.
-    hung = script(
-        tmp_path,
-        """\
-        t = torch.ones(1)
-        if rank == 0:
-            dist.all_reduce(t)
-        else:
-            dist.recv(t, src=0)
-        """,
-    )
-    started = time.monotonic()
-    launch = torchrun(hung, 2, timeout=30)
-    # The timeout, then at most the SIGTERM grace period before SIGKILL, and a little slack.
-    assert time.monotonic() - started < 30 + GRACE_SECONDS + 10
-    assert launch.finished.timed_out
-    report = launch.describe()
-    assert "timed out and was killed" in report
-    assert "[rank0] pid" in report and "[rank1] pid" in report
-    assert_all_gone(pids_in(launch.ranks_stdout()), hung)
+def test_parallel_launches_never_collide(parallel_launches) -> None:
+    path, launches = parallel_launches
+    pids: set[int] = set()
+    for index, result in enumerate(launches):
+        assert result.ok, result.describe()
+        for rank in (0, 1):
+            assert f"launch {index} total {2 * index}\n" in result.rank_stdout[rank]
+        pids |= pids_in(result.ranks_stdout())
+    assert_all_gone(pids, path, expected=3 * PARALLEL)
 
 
 def test_block_with_wrong_output_fails_with_each_rank_prefixed(tmp_path: Path) -> None:
@@ -138,30 +237,20 @@ def test_block_with_raising_rank_fails_with_its_traceback(tmp_path: Path) -> Non
     assert_all_gone(pids_in(message), block_script(message))
 
 
-@pytest.mark.slow
-def test_twenty_parallel_launches_never_collide(tmp_path: Path) -> None:
-    # --standalone picks a free port per launch: no fixed port, so launches (and pytest -n
-    # workers) never fight over one.
-    body = (
-        "import sys\n"
-        "total = torch.tensor([float(sys.argv[1])])\n"
-        "dist.all_reduce(total)\n"
-        'print(f"launch {sys.argv[1]} total {total.item():g}")\n'
-    ) + SHUTDOWN
-    path = script(tmp_path, body)
-
-    def launch(index: int) -> tuple[int, object]:
-        return index, torchrun(path, 2, args=[str(index)], timeout=120)
-
-    with ThreadPoolExecutor(max_workers=4) as pool:
-        results = list(pool.map(launch, range(20)))
-    pids: set[int] = set()
-    for index, result in results:
-        assert result.ok, result.describe()
-        for rank in (0, 1):
-            assert f"launch {index} total {2 * index}\n" in result.rank_stdout[rank]
-        pids |= pids_in(result.ranks_stdout())
-    assert_all_gone(pids, path, expected=60)
+# Last in the module: by now the deadlocked launch has spent its timeout in the background.
+def test_deadlock_fails_within_timeout_and_kills_every_rank(hung_launch: HungLaunch | None) -> None:
+    assert hung_launch is not None
+    launch, seconds, hung = hung_launch.future.result()
+    # The timeout, then at most the SIGTERM grace period before SIGKILL, and a little slack.
+    assert seconds < DEADLOCK_TIMEOUT + GRACE_SECONDS + 10
+    assert launch.finished.timed_out
+    report = launch.describe()
+    # Killed in the deadlock itself, not on the way to it.
+    assert sorted(p.name for p in hung_launch.signed_in.iterdir()) == ["rank0", "rank1"], report
+    assert "timed out and was killed" in report
+    assert "[rank0] pid" in report and "[rank1] pid" in report
+    assert "[rank0] rank 0 waits" in report and "[rank1] rank 1 waits" in report
+    assert_all_gone(pids_in(launch.ranks_stdout()), hung)
 
 
 def evaluate_only_example(page: Path) -> str:
