@@ -13,7 +13,6 @@ from pathlib import Path
 
 import pytest
 
-nox = pytest.importorskip("nox")  # the test venv of `nox -s docs-tests` does not have nox
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 import noxfile  # noqa: E402
 
