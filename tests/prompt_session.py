@@ -43,6 +43,7 @@ class ClassicPrompt:
             dimensions=(50, 2000),  # wide: readline does not wrap or scroll long lines
             timeout=timeout,
         )
+        self.child.delaybeforesend = None  # no sleep before each send: we wait for the prompt
         self.child.expect(PROMPT)
         self.prompt = self.child.match[1]
 
