@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
@@ -53,3 +54,9 @@ def test_xdist_keeps_the_order_it_is_given(dist: str, workers: int, reorder: boo
     config = SimpleNamespace(option=option, getoption=lambda name: getattr(option, name))
     schedule.pytest_configure(config)
     assert option.loadscopereorder is reorder
+
+
+def test_every_measured_file_exists() -> None:
+    # A renamed test file would drop out of the table silently and be scheduled by its markers.
+    root = Path(__file__).resolve().parent.parent
+    assert [path for path in schedule.MEASURED if not (root / path).is_file()] == []

@@ -5,7 +5,7 @@ gets several facts out of one launch. Every script prints its rank's pid and the
 (the torchrun agent) so a test can check that none of them is still running afterwards.
 
 Two launches are shared to keep the file short: the parallel launches are started once and give
-both the normal-run and the no-collision facts, and the deadlocked launch, which spends its 30
+both the normal-run and the no-collision facts, and the deadlocked launch, which spends its 15
 seconds asleep, is started in the background when the module starts, so that its wait for the
 timeout overlaps the other launches instead of following them.
 """
@@ -89,7 +89,7 @@ if rank == 0:
 else:
     dist.recv(t, src=0)
 """
-DEADLOCK_TIMEOUT = 30
+DEADLOCK_TIMEOUT = 15  # reaching the hang takes a few seconds, even on a loaded machine
 DEADLOCK_TEST = "test_deadlock_fails_within_timeout_and_kills_every_rank"
 
 
