@@ -26,7 +26,7 @@ from built_site import (
     serve,
 )
 
-from torchsheet_harness.sphinx_ext.copy_text import copied_text
+from torchsheet_harness.sphinx_ext.copy_text import CopySettings, copied_text
 
 SCREENSHOTS = DOCS / "_build" / "screenshots"
 WAIT_SECONDS = 20
@@ -123,6 +123,16 @@ def real_copy_functions(site: Path) -> str:
     return source[start:end] + ";\n"
 
 
+def copies_in_browser(driver: object, site: Path, settings: CopySettings) -> list[str]:
+    """What the real copy functions give for every code block of the page loaded in ``driver``."""
+    return driver.execute_script(
+        real_copy_functions(site) + "return [...document.querySelectorAll('div.highlight pre')]"
+        ".map(pre => formatCopyText(filterText(pre, '.linenos'), ...arguments))",
+        settings.prompt, settings.is_regexp, settings.only_prompt_lines, settings.remove_prompts,
+        settings.copy_empty_lines, settings.line_continuation, settings.here_doc_delimiter,
+    )  # fmt: skip
+
+
 def cuda_page(site: Path) -> Path:
     with_cuda = [p for p in pages(site) if any("needs-cuda" in b.classes for b in html_blocks(p))]
     assert with_cuda, "no page has a needs-cuda block (docs/tensors/creating.md should)"
@@ -179,24 +189,13 @@ def test_copy_button_copies_code_without_prompts(browser, base_url: str, site: P
     wait_for(browser, "document.querySelectorAll('button.copybtn').length", "copy buttons")
     # Every block on the page: the real formatCopyText gives what the Python port gives. (The
     # built copybutton.js keeps its functions in a closure; run their source from that file.)
-    functions = real_copy_functions(site)
-    in_browser = browser.execute_script(
-        functions + "return [...document.querySelectorAll('div.highlight pre')]"
-        ".map(pre => formatCopyText(filterText(pre, '.linenos'), ...arguments))",
-        settings.prompt, settings.is_regexp, settings.only_prompt_lines, settings.remove_prompts,
-        settings.copy_empty_lines, settings.line_continuation, settings.here_doc_delimiter,
-    )  # fmt: skip
+    in_browser = copies_in_browser(browser, site, settings)
     blocks = html_blocks(page)
     assert in_browser == [copied_text(block.text, settings) for block in blocks]
     # The same on the page whose class bodies and loops need pasteReady (copy_text.py).
     loop_page = site / "training" / "training-loop.html"
     browser.get(base_url + loop_page.relative_to(site).as_posix())
-    loop_copies = browser.execute_script(
-        functions + "return [...document.querySelectorAll('div.highlight pre')]"
-        ".map(pre => formatCopyText(filterText(pre, '.linenos'), ...arguments))",
-        settings.prompt, settings.is_regexp, settings.only_prompt_lines, settings.remove_prompts,
-        settings.copy_empty_lines, settings.line_continuation, settings.here_doc_delimiter,
-    )  # fmt: skip
+    loop_copies = copies_in_browser(browser, site, settings)
     assert loop_copies == [copied_text(block.text, settings) for block in html_blocks(loop_page)]
     browser.get(base_url + page.relative_to(site).as_posix())
     wait_for(browser, "document.querySelectorAll('button.copybtn').length", "copy buttons")
