@@ -30,8 +30,10 @@ PYTHON = os.environ.get("TORCHSHEET_PYTHON")  # None: the Python running nox
 GPU_RESULTS = "docs/_results"
 
 
-def install(session: nox.Session, *extras: str, torch: str = TORCH_SPEC) -> None:
-    session.install(torch)
+def install(session: nox.Session, *extras: str, torch: str | None = TORCH_SPEC) -> None:
+    """torch (None: none, for the docs build, which never imports it), then the extras."""
+    if torch is not None:
+        session.install(torch)
     session.install("-e", f".[{','.join(extras)}]")
 
 
@@ -44,7 +46,7 @@ def named_on_command_line(torch: str, argv: list[str]) -> bool:
 @nox.session(python=PYTHON)
 def docs(session: nox.Session) -> None:
     """Build docs/_build/html with warnings as errors."""
-    install(session, "docs")
+    install(session, "docs", torch=None)
     session.run(
         "sphinx-build",
         "-W",
@@ -124,7 +126,7 @@ def bench(session: nox.Session) -> None:
 @nox.session(python=PYTHON)
 def pdf(session: nox.Session) -> None:
     """Build the site, then print the quick reference to docs/_build/quickref.pdf (Chromium)."""
-    install(session, "docs")
+    install(session, "docs", torch=None)
     session.run("sphinx-build", "-W", "--keep-going", "-b", "html", "docs", "docs/_build/html")
     session.run(
         "python", "tests/pdf_print.py", "docs/_build/html/quickref.html", "docs/_build/quickref.pdf"

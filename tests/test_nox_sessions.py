@@ -8,6 +8,7 @@ session records into docs/_results/ and passes --torchsheet-expect-gpu, whose re
 from __future__ import annotations
 
 import os
+import re
 import sys
 from pathlib import Path
 
@@ -76,10 +77,24 @@ def test_a_named_leg_installs_its_torch(monkeypatch: pytest.MonkeyPatch) -> None
     assert session.calls[-1][:2] == ("run", "pytest")
 
 
-def test_the_gpu_session_refuses_a_run_that_tests_nothing() -> None:
+def test_the_gpu_session_expects_a_gpu_and_records_to_docs_results() -> None:
     session = Recorder()
     noxfile.gpu(session)
     pytest_call = session.calls[-1]
     assert pytest_call[:4] == ("run", "pytest", "-m", "gpu")
     assert "--torchsheet-expect-gpu" in pytest_call
     assert "--torchsheet-results=docs/_results" in pytest_call
+
+
+def test_the_ci_matrix_is_the_noxfile_matrix() -> None:
+    workflow = (Path(noxfile.__file__).parent / ".github" / "workflows" / "ci.yml").read_text()
+    (line,) = re.findall(r"^\s*torch: \[(.*)\]", workflow, re.MULTILINE)
+    assert [version.strip(' "') for version in line.split(",")] == list(noxfile.TORCH_VERSIONS)
+
+
+def test_the_docs_build_installs_no_torch() -> None:
+    session = Recorder()
+    noxfile.docs(session)
+    assert [call for call in session.calls if call[0] == "install"] == [
+        ("install", "-e", ".[docs]")
+    ]
