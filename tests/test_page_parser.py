@@ -159,6 +159,18 @@ def test_a_page_fault_is_a_parse_error_at_its_line(tmp_path: Path, text: str, me
         )
 
 
+def test_a_closed_block_may_hold_lines_that_look_like_headings(tmp_path: Path) -> None:
+    # A '## ' Python comment, and an output that prints one: not a swallowed heading.
+    text = (
+        "# T\n\n```python\n## step one\nprint('## done')\n```\n\n"
+        "```{code-block} text\n:class: output\n## done\n```\n"
+    )
+    path = tmp_path / "page.md"
+    path.write_text(text)
+    assert fence_faults(Document(text, str(path))) == []
+    assert len(list(PageParser()(Document(text, str(path))))) == 1
+
+
 def test_a_markdown_example_may_show_fences_and_headings(tmp_path: Path) -> None:
     text = "````markdown\n## A heading\n\n```python\nx = 1\n```\n````\n"
     path = tmp_path / "page.md"

@@ -69,40 +69,49 @@ def code_blocks(document: Document) -> list[CodeBlock]:
 
 
 def fence_faults(document: Document) -> list[str]:
-    """'page:line: why' for each fence that swallows a heading or another fence, or never closes.
+    """'page:line: why' for each fence that swallows another fence, or never closes.
 
     Follows CommonMark: a fence closes at a line of the same character, at least as long, with
-    no info string; inside, anything else is content.
+    no info string; inside, anything else is content. A heading line inside is not a fault by
+    itself (``## step`` is a Python comment too), but when the block turns out unclosed, the
+    first heading it swallowed is named: that is where its closing fence went missing.
     """
     page = display_path(document.path)
     faults = []
     opened: tuple[str, int, str] | None = None  # (fence, line, language)
+    heading: str | None = None  # the first heading line inside the open block, for the message
     reported = False
+
+    def fault(first: int, what: str) -> str:
+        where = heading or what  # the heading, when one was swallowed, says where it went wrong
+        return (
+            f"{page}:{first}: the block opened here contains {where}; its closing fence is missing?"
+        )
+
     for number, line in enumerate(document.text.splitlines(), 1):
         fence = _FENCE.match(line)
         if opened is None:
             if fence is not None and not (fence["fence"][0] == "`" and "`" in fence["info"]):
                 language = fence["info"].strip().split(" ")[0].lower()
-                opened, reported = (fence["fence"], number, language), False
+                opened, heading, reported = (fence["fence"], number, language), None, False
             continue
         mark, first, language = opened
         if fence is not None and fence["fence"][0] == mark[0] and len(fence["fence"]) >= len(mark):
             if not fence["info"].strip():
                 opened = None
                 continue
-            what = f"the opening line of another block ({line.strip()})"
-        elif language not in MARKDOWN_LANGUAGES and _SECTION_HEADING.match(line):
-            what = f"a heading ({line.strip()})"
+            if not reported:
+                what = f"the opening line of another block ({line.strip()}) at line {number}"
+                faults.append(fault(first, what))
+                reported = True
+        elif heading is None and language not in MARKDOWN_LANGUAGES:
+            if _SECTION_HEADING.match(line):
+                heading = f"a heading ({line.strip()}) at line {number}"
+    if opened is not None and not reported:
+        if heading is None:
+            faults.append(f"{page}:{opened[1]}: the block opened here is never closed")
         else:
-            continue
-        if not reported:
-            faults.append(
-                f"{page}:{first}: the block opened here contains {what} at line {number}; "
-                "its closing fence is missing?"
-            )
-            reported = True
-    if opened is not None:
-        faults.append(f"{page}:{opened[1]}: the block opened here is never closed")
+            faults.append(fault(opened[1], heading))
     return faults
 
 
