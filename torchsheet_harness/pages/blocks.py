@@ -62,6 +62,15 @@ class Block:
     def is_output(self) -> bool:
         return self.argument == "text" and OUTPUT_CLASS in self.classes.split()
 
+    @property
+    def runs(self) -> bool:
+        """Whether the parser makes the block an example: a '% not-run:' block (reported as
+        not run), a literal-included script, or a Python block. An output block is checked
+        with the block before it, and any other block is prose."""
+        if self.not_run is not None:
+            return True
+        return not self.is_output and (self.kind == "literalinclude" or self.argument == "python")
+
     def requirement(self, path: str) -> Requirement:
         """What the block declares in its ``needs-*`` classes; RequirementError names page:line.
 

@@ -88,9 +88,11 @@ class PageParser:
                     f"{place(document.path, block.line)}: an output block must directly follow "
                     "the block that prints it"
                 )
+            if not block.runs:
+                continue  # prose: a shell command, a tree, a table
             if block.kind == "literalinclude":
                 yield self._script(document, block, output, end)
-            elif block.argument == "python":
+            else:
                 yield from self._python(document, block, output, end)
 
     def _python(

@@ -18,7 +18,7 @@ from pathlib import Path
 from sybil import Document
 
 from .. import results
-from ..pages.blocks import Block, lex_blocks
+from ..pages.blocks import lex_blocks
 from ..results import BlockEntry, Environment, Results
 
 BAD = ("failed", "errors")
@@ -27,14 +27,7 @@ BAD = ("failed", "errors")
 def runnable_lines(source: str | Path) -> list[int]:
     """The lines of the blocks of a page that the tests run (or report as not run)."""
     document = Document(Path(source).read_text(encoding="utf-8"), str(source))
-    return [block.line for block in lex_blocks(document) if _runs(block)]
-
-
-def _runs(block: Block) -> bool:
-    """Whether the parser turns the block into examples (as :mod:`..pages.parser` does)."""
-    if block.is_output:
-        return False
-    return block.not_run is not None or block.kind == "literalinclude" or block.argument == "python"
+    return [block.line for block in lex_blocks(document) if block.runs]
 
 
 @dataclass
