@@ -160,7 +160,7 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
             example.evaluate()
         except SkipTest:
             continue
-        except BaseException as error:  # noqa: BLE001 - reported as the selected block's error
+        except (Exception, pytest.fail.Exception) as error:  # a timeout's Failed too; not Ctrl-C
             failure = f"{type(error).__name__}: {error}"
         else:
             continue

@@ -217,16 +217,20 @@ class ResultsRecorder:
     @pytest.hookimpl(trylast=True)
     def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
         record = self.record
-        found = environment()
         finished = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
         pages = record.entries(finished)
-        if self.config.getoption("--torchsheet-expect-gpu"):
+        expect_gpu = self.config.getoption("--torchsheet-expect-gpu")
+        if not pages and not expect_gpu:
+            return  # nothing to record (a run of tests/ only): no torch import, no CUDA context
+        found = environment()
+        if expect_gpu:
             outcomes = Counter(
                 block["outcome"] for page in pages.values() for block in page["blocks"].values()
             )
             if (why := gpu_run_refusal(found, outcomes)) is not None:
                 self.summary.append(f"torchsheet GPU run refused: {why}")
-                session.exitstatus = pytest.ExitCode.TESTS_FAILED
+                if session.exitstatus in (pytest.ExitCode.OK, pytest.ExitCode.NO_TESTS_COLLECTED):
+                    session.exitstatus = pytest.ExitCode.TESTS_FAILED  # not over an interrupt
         if not pages:
             return
         option = self.config.getoption("--torchsheet-results")
