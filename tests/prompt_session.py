@@ -4,7 +4,7 @@ Used by tests/test_copy_paste.py. The interpreter is the one the suite runs (``p
 readline as the reader has it, ``TERM=dumb``, the basic REPL on 3.13), started in an empty
 directory. :meth:`ClassicPrompt.paste` types a block's copied text line after line, as the
 terminal hands a paste to the prompt, then presses Enter as a reader does after a paste (twice
-when the prompt is left at ``...``), and returns what the terminal showed.
+when the prompt is left at ``...``), and returns what the terminal showed after the typed lines.
 """
 
 from __future__ import annotations
@@ -48,11 +48,16 @@ class ClassicPrompt:
         self.prompt = self.child.match[1]
 
     def type_line(self, line: str) -> str:
-        """Send one line and Enter; what the terminal showed until the next prompt."""
+        """Send one line and Enter; what the terminal showed after its echo until the next prompt.
+
+        The echo of the typed line is left out: an expected output line ('3', 'True') must not
+        be found in the code that was typed.
+        """
         self.child.send(line + "\r")
         self.child.expect(PROMPT)
         self.prompt = self.child.match[1]
-        return self.child.before
+        _echo, _, shown = self.child.before.partition("\n")
+        return shown
 
     def paste(self, code: str) -> str:
         """Paste ``code`` and press Enter (again while the prompt is ``...``)."""
