@@ -126,12 +126,15 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config) -> None:  # no
         terminalreporter.write_line(", ".join(f"{counts[k]} {k}" for k in order))
 
 
-@pytest.hookimpl(trylast=True, specname="pytest_collection_modifyitems")
-def pytest_collection_modifyitems_needs(items: list[pytest.Item]) -> None:
-    """After deselection: give each selected page example the deselected ones it may need."""
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """After deselection: give each selected page example the deselected ones it may need.
+
+    Not in a late ``pytest_collection_modifyitems``: ``--lf`` deselects after every such hook
+    (in a wrapper around them), and the blocks it left out would not be run first.
+    """
     selected: dict[int, SybilItem] = {}
     files = {}
-    for item in items:
+    for item in session.items:
         if isinstance(item, SybilItem):
             selected[id(item.example.region)] = item
             files[id(item.parent)] = item.parent
