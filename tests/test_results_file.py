@@ -101,15 +101,6 @@ def test_written_by_the_xdist_controller_per_page_in_blocks(project: pytest.Pyte
     assert "results of 6 blocks on 2 pages recorded" in run.stdout.str()
 
 
-def test_one_file_per_environment(project: pytest.Pytester) -> None:
-    project.runpytest_subprocess("docs/section/a.md")
-    files = list((project.path / "docs" / "_build" / "results").glob("*.json"))
-    assert len(files) == 1
-    environment = json.loads(files[0].read_text())["environment"]
-    assert files[0].stem == environment["key"] == environment_key(environment)
-    assert environment["key"].startswith("torch-") and "-cpu-py3." in environment["key"]
-
-
 def test_a_partial_selection_records_only_the_blocks_that_ran(project: pytest.Pytester) -> None:
     # -k selects the first >>> line of a.md's first block (line 6), not its second (line 8):
     # that block did not run whole, so nothing is recorded for it; the not-run block ran.
@@ -135,9 +126,14 @@ def test_a_failure_is_recorded_even_when_its_block_was_cut_short(
     assert outcomes(results(project), "section/b.md") == {5: "failed"}
 
 
-def test_whole_pages_merge_into_earlier_results(project: pytest.Pytester) -> None:
+def test_whole_pages_merge_into_one_file_per_environment(project: pytest.Pytester) -> None:
     project.runpytest_subprocess("docs/section/a.md")
     project.runpytest_subprocess("docs/section/b.md")
+    files = list((project.path / "docs" / "_build" / "results").glob("*.json"))
+    assert len(files) == 1  # one environment, one file: the second run merged into it
+    environment = json.loads(files[0].read_text())["environment"]
+    assert files[0].stem == environment["key"] == environment_key(environment)
+    assert environment["key"].startswith("torch-") and "-cpu-py3." in environment["key"]
     data = results(project)
     assert set(data["pages"]) == {"section/a.md", "section/b.md"}
     assert data["last_run"]["args"][-1] == "docs/section/b.md"
