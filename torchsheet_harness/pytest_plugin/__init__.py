@@ -8,6 +8,9 @@ file is written by :mod:`.recorder`.
   (torchrun, Slurm, snippets) keep the suite's ``timeout`` and their launchers' own.
 - A plain block that raises is reported as 'page:line: Exception: message' and the line that
   raised; the whole traceback with ``--tb=long``.
+- ``--torchsheet-gpu-host`` runs every CPU torchrun block as on a machine whose accelerator is
+  CUDA (:mod:`..run.gpu_host`); ``--torchsheet-gpus-visible`` (a GPU runner) lets such a block's
+  ranks see the machine's GPUs instead of hiding them.
 - When a run selects part of a page (``-k section-slug``, ``page.md::line:N``, ``--lf``), the
   deselected in-process blocks before a selected one run first, untested, so the selected
   block finds the names it needs; if one of them fails, the selected block errors naming it.
@@ -19,6 +22,7 @@ it reaches the pytest-xdist controller), read back with :func:`block_of_report`.
 from __future__ import annotations
 
 import linecache
+import os
 from collections import Counter
 from typing import Any
 from unittest import SkipTest
@@ -32,7 +36,7 @@ from sybil.integration.pytest import SybilItem
 from ..locations import display_path, place
 from ..pages.blocks import BlockInfo
 from ..pages.parser import block_of
-from ..run import evaluators
+from ..run import evaluators, gpu_host
 
 MARKERS = {
     "gpu": "needs at least one CUDA GPU (run with `pytest -m gpu` on a GPU runner)",
@@ -56,11 +60,29 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "Blocks run by torchrun, Slurm or as scripts keep `timeout`.",
         default=str(DEFAULT_BLOCK_TIMEOUT_SECONDS),
     )
+    group = parser.getgroup("torchsheet")
+    group.addoption(
+        "--torchsheet-gpu-host",
+        action="store_true",
+        help="run CPU torchrun blocks as on a machine whose accelerator is CUDA: a block that "
+        "leans on the default device (a bare init_process_group(), fully_shard without mesh=) "
+        "fails with what a GPU host would do",
+    )
+    group.addoption(
+        "--torchsheet-gpus-visible",
+        action="store_true",
+        help="on a GPU runner: CPU torchrun blocks see the machine's GPUs (default: hidden)",
+    )
 
 
 def pytest_configure(config: pytest.Config) -> None:
     for name, description in MARKERS.items():
         config.addinivalue_line("markers", f"{name}: {description}")
+    # The launcher reads the environment, which pytest-xdist's workers inherit.
+    if config.getoption("torchsheet_gpu_host", False):
+        os.environ[gpu_host.GPU_HOST_ENV] = "1"
+    if config.getoption("torchsheet_gpus_visible", False):
+        os.environ[gpu_host.GPUS_VISIBLE_ENV] = "1"
 
 
 def block_of_item(item: pytest.Item) -> BlockInfo | None:

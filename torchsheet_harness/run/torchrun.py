@@ -17,6 +17,8 @@ from pathlib import Path
 
 from sybil import Example
 
+from ..locations import place
+from . import gpu_host
 from .evaluators import LAUNCH_TIMEOUT_SECONDS, LaunchedBlock, padded_source
 from .process import Finished, run_command
 
@@ -56,15 +58,21 @@ def _prefixed(rank: int, line: str) -> str:
 
 
 def launch_env(gpus: int, extra: Mapping[str, str] | None = None) -> dict[str, str]:
-    """The environment for a launch: loopback for gloo, and GPUs hidden unless declared."""
+    """The environment for a launch: loopback for gloo, and GPUs hidden unless declared.
+
+    A block that declares no GPU runs with its GPUs hidden, except with
+    ``TORCHSHEET_GPUS_VISIBLE=1`` (a GPU runner showing what a reader's machine does); with
+    ``TORCHSHEET_GPU_HOST=1`` its ranks run as on a GPU host (:mod:`.gpu_host`).
+    """
     env = dict(os.environ)
     env.setdefault("GLOO_SOCKET_IFNAME", "lo")
     env.setdefault("OMP_NUM_THREADS", "1")
     env["PYTHONUNBUFFERED"] = "1"
-    if gpus == 0:
-        # A block that declares no GPU runs with gloo on CPU even on a GPU runner.
+    if gpus == 0 and not gpu_host.gpus_visible(env):
         env["CUDA_VISIBLE_DEVICES"] = ""
     env.update(extra or {})
+    if gpus == 0 and gpu_host.gpu_host_mode(env):
+        env = gpu_host.rank_env(env)
     return env
 
 
@@ -123,5 +131,18 @@ class TorchrunBlock(LaunchedBlock):
             cwd=workdir,
         )
         if not launch.ok:
-            return f"torchrun launch failed\n{launch.describe()}", ""
+            return f"{self.gpu_host_finding(example, launch)}\n{launch.describe()}", ""
         return None, launch.ranks_stdout()
+
+    def gpu_host_finding(self, example: Example, launch: Launch) -> str:
+        """What failed: a GPU-host check's finding at its page (or snippet) line, if any."""
+        if self.requirement.gpus or not gpu_host.gpu_host_mode():
+            return "torchrun launch failed"
+
+        def where_line(name: str, line: int) -> str:
+            if self.script is not None and name == self.script.name:
+                return place(self.script, line)
+            return place(example.path, line)  # the block's script is padded to page lines
+
+        found = gpu_host.finding(launch.rank_stderr.values(), where_line)
+        return found or f"torchrun launch failed: {gpu_host.UNEXPLAINED}"

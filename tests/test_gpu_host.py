@@ -1,0 +1,139 @@
+"""GPU-host mode: a CPU torchrun block that leans on the machine's default device fails with
+what a GPU host would do, at its page line; one that names its backend and device passes.
+
+One planted project holds a page per pattern the review found (a bare ``init_process_group()``,
+``init_device_mesh("cpu")`` relied on for gloo, ``fully_shard`` without ``mesh=``, the snippet
+that falls back to gloo on a host with fewer GPUs than ranks but still shards without a mesh),
+and one correct page; a single pytest run in GPU-host mode checks them all, and a run without
+the mode shows that the wrong pages pass there: the mode is what catches them.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+from planted import run_pytest, write_project
+
+from torchsheet_harness.run import gpu_host
+from torchsheet_harness.run.torchrun import launch_env
+
+NCCL_ONLY = "on a machine with a GPU this block would create an NCCL-only group"
+CUDA_MESH = "fully_shard without mesh= makes its default mesh on the machine's accelerator"
+
+
+def page(title: str, code: str, output: str | None = None) -> str:
+    """A page: its title on line 1, one two-rank torchrun block from line 3 (code on line 5)."""
+    text = f"# {title}\n\n```{{code-block}} python\n:class: needs-torchrun-2\n{code}```\n"
+    if output is not None:
+        text += f"\n```{{code-block}} text\n:class: output\n{output}```\n"
+    return text
+
+
+PAGES = {
+    "bare_init.md": page(
+        "Bare init",
+        "import os\n\nimport torch.distributed as dist\n\ndist.init_process_group()\nos._exit(0)\n",
+    ),
+    "mesh_for_gloo.md": page(
+        "Mesh for gloo",
+        "import os\n\nfrom torch.distributed.device_mesh import init_device_mesh\n\n"
+        'mesh = init_device_mesh("cpu", (2,))\nos._exit(0)\n',
+    ),
+    "shard_no_mesh.md": page(
+        "Shard without mesh",
+        "import os\n\nimport torch\nimport torch.distributed as dist\n"
+        "from torch.distributed.fsdp import fully_shard\n\n"
+        'dist.init_process_group("gloo")\nmodel = torch.nn.Linear(4, 4)\n'
+        "fully_shard(model)\nos._exit(0)\n",
+    ),
+    # snippets/dcp_reshard.py before the fix: NCCL only when every rank has a GPU, else gloo,
+    # and then a shard without a mesh (rank 1 of a 1-GPU host: "invalid device ordinal").
+    "fallback.md": page(
+        "Fallback to gloo",
+        "import os\n\nimport torch\nimport torch.distributed as dist\n"
+        "from torch.distributed.fsdp import fully_shard\n\n"
+        'use_nccl = torch.cuda.device_count() >= int(os.environ["LOCAL_WORLD_SIZE"])\n'
+        'dist.init_process_group("nccl" if use_nccl else "gloo")\n'
+        "fully_shard(torch.nn.Linear(4, 4))\nos._exit(0)\n",
+    ),
+    "named.md": page(
+        "Named backend and device",
+        "import os\n\nimport torch\nimport torch.distributed as dist\n"
+        "from torch.distributed.device_mesh import init_device_mesh\n"
+        "from torch.distributed.fsdp import fully_shard\n\n"
+        'dist.init_process_group("gloo")\nmesh = init_device_mesh("cpu", (2,))\n'
+        "model = torch.nn.Linear(4, 4)\nfully_shard(model, mesh=mesh)\n"
+        "print(dist.get_backend(), model(torch.ones(1, 4)).shape)\n"
+        "dist.barrier()\nos._exit(0)\n",
+        "gloo torch.Size([1, 4])\ngloo torch.Size([1, 4])\n",
+    ),
+}
+WRONG = {  # page: (line of the block, line that leans on the default, what the check says)
+    "bare_init.md": (3, 9, NCCL_ONLY),
+    "mesh_for_gloo.md": (3, 9, NCCL_ONLY),
+    "shard_no_mesh.md": (3, 13, CUDA_MESH),
+    "fallback.md": (3, 13, CUDA_MESH),
+}
+
+
+@pytest.fixture(scope="module")
+def project(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("gpu-host")
+    write_project(root, PAGES)
+    return root
+
+
+def failures(output: str) -> dict[str, str]:
+    """Each failed page (pytest's short summary) with the first message line naming it."""
+    failed = set(re.findall(r"^FAILED docs/(\S+\.md)::", output, re.MULTILINE))
+    found = {}
+    for match in re.finditer(r"^(?:E\s+)?(docs/(\S+\.md):\d+: .*)$", output, re.MULTILINE):
+        if match[2] in failed:
+            found.setdefault(match[2], match[1])
+    return {page: found.get(page, "") for page in failed}
+
+
+def test_each_pattern_fails_at_its_line_and_the_named_page_passes(project: Path) -> None:
+    result = run_pytest(project, "-n", "0", "--torchsheet-gpu-host", "docs")
+    output = result.stdout + result.stderr
+    assert result.returncode == 1, output
+    failed = failures(output)
+    assert set(failed) == set(WRONG), output
+    for page, (block, line, says) in WRONG.items():
+        expected = f"docs/{page}:{block}: GPU-host check at docs/{page}:{line}: "
+        assert failed[page].startswith(expected), (page, failed[page])
+        assert says in failed[page], (page, failed[page])
+    assert re.search(r"PASSED docs/named\.md", output), output
+
+
+def test_without_the_mode_the_wrong_pages_pass_on_cpu(project: Path) -> None:
+    pages = ["docs/mesh_for_gloo.md", "docs/shard_no_mesh.md", "docs/fallback.md"]
+    result = run_pytest(project, "-n", "0", *pages)
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_launch_env_puts_the_check_first_only_for_cpu_blocks(monkeypatch) -> None:
+    monkeypatch.setenv("PYTHONPATH", "/elsewhere")
+    monkeypatch.setenv(gpu_host.GPU_HOST_ENV, "1")
+    cpu = launch_env(0)
+    assert cpu["PYTHONPATH"].split(":") == [str(gpu_host.SITE_DIR), "/elsewhere"]
+    assert cpu["CUDA_VISIBLE_DEVICES"] == ""
+    assert launch_env(2)["PYTHONPATH"] == "/elsewhere"  # a GPU block runs as declared
+    monkeypatch.delenv(gpu_host.GPU_HOST_ENV)
+    assert launch_env(0)["PYTHONPATH"] == "/elsewhere"
+
+
+def test_gpus_visible_keeps_the_runners_devices(monkeypatch) -> None:
+    monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "2,3")
+    assert launch_env(0)["CUDA_VISIBLE_DEVICES"] == ""
+    monkeypatch.setenv(gpu_host.GPUS_VISIBLE_ENV, "1")
+    assert launch_env(0)["CUDA_VISIBLE_DEVICES"] == "2,3"
+
+
+def test_a_finding_names_the_snippet_line_when_the_rank_ran_a_snippet() -> None:
+    stderr = f"[rank1]: sitecustomize.GpuHostDefault: {gpu_host.MARK} [at train.py:57]: says"
+    found = gpu_host.finding([stderr], lambda name, line: f"snippets/{name}:{line}")
+    assert found == "GPU-host check at snippets/train.py:57: says"
+    assert gpu_host.finding(["an unrelated failure"], lambda name, line: "") is None

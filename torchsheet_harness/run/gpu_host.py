@@ -1,0 +1,66 @@
+"""GPU-host mode: CPU torchrun blocks run as on a machine whose accelerator is CUDA.
+
+The suite hides the GPUs from a block that declares none (``CUDA_VISIBLE_DEVICES=""``), so a
+block that leans on the machine's default device passes here and fails on the reader's GPU
+machine. With ``TORCHSHEET_GPU_HOST=1`` (``pytest --torchsheet-gpu-host``; ``nox -s gpu-host``
+runs it over every CPU torchrun block), each rank starts with ``gpu_host_site/sitecustomize.py``
+first on its path: torch then reports CUDA as the accelerator, and a default that would pick
+NCCL or a CUDA mesh raises, naming the block's line. This module is the launcher's side: the
+ranks' environment, and the failure message read back from their stderr.
+
+``TORCHSHEET_GPUS_VISIBLE=1`` (``--torchsheet-gpus-visible``, on a GPU runner) is the real thing:
+a CPU block's ranks see the machine's GPUs, as a reader's do.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+
+GPU_HOST_ENV = "TORCHSHEET_GPU_HOST"
+GPUS_VISIBLE_ENV = "TORCHSHEET_GPUS_VISIBLE"
+SITE_DIR = Path(__file__).resolve().parent / "gpu_host_site"
+MARK = "torchsheet GPU-host check"
+_FINDING = re.compile(rf"{MARK}(?: \[at (?P<file>[^:\]]+):(?P<line>\d+)\])?: (?P<message>.*)")
+
+
+def gpu_host_mode(environ: Mapping[str, str] = os.environ) -> bool:
+    """Whether CPU launches run as on a GPU host (``TORCHSHEET_GPU_HOST=1``)."""
+    return environ.get(GPU_HOST_ENV) == "1"
+
+
+def gpus_visible(environ: Mapping[str, str] = os.environ) -> bool:
+    """Whether CPU launches keep the machine's GPUs visible (``TORCHSHEET_GPUS_VISIBLE=1``)."""
+    return environ.get(GPUS_VISIBLE_ENV) == "1"
+
+
+def rank_env(env: dict[str, str]) -> dict[str, str]:
+    """``env`` with the GPU-host start-up file first on the ranks' ``PYTHONPATH``."""
+    paths = [str(SITE_DIR), *filter(None, env.get("PYTHONPATH", "").split(os.pathsep))]
+    return {**env, "PYTHONPATH": os.pathsep.join(paths), GPU_HOST_ENV: "1"}
+
+
+def finding(rank_streams: Iterable[str], where_line) -> str | None:  # noqa: ANN001
+    """The first check a rank reported, as 'GPU-host check at page:line: what a GPU host does'.
+
+    ``where_line(file, line)`` turns the rank's script name and line into a place to open.
+    """
+    for text in rank_streams:
+        for line in text.splitlines():
+            match = _FINDING.search(line)
+            if match is None:
+                continue
+            at = ""
+            if match["line"]:
+                at = f" at {where_line(match['file'], int(match['line']))}"
+            return f"GPU-host check{at}: {match['message']}"
+    return None
+
+
+UNEXPLAINED = (
+    "fails in GPU-host mode (torch reports CUDA as this machine's accelerator, with fewer GPUs "
+    "than local ranks) and passes with the GPUs hidden: somewhere it leans on the machine's "
+    "device; name the backend and the device"
+)

@@ -1,0 +1,174 @@
+"""GPU-host mode, inside each rank: torch answers as it would on a machine whose accelerator is
+CUDA, and the two defaults that then go wrong fail here with what a GPU host would do.
+
+This folder is put first on ``PYTHONPATH`` by ``launch_env`` when the mode is on, so Python runs
+this file at start-up in the torchrun agent and in every rank; it acts only in a rank
+(``TORCHSHEET_GPU_HOST=1`` and ``RANK`` set). It imports nothing of torch itself: it waits for
+the modules below to be imported and then patches them.
+
+- ``torch._C._get_accelerator()``, which torch reads where a caller named no device, answers
+  ``cuda``, as on a GPU host.
+- ``init_process_group()`` without a backend (also from ``init_device_mesh`` when no group
+  exists) would build an NCCL-only group there: it raises :class:`GpuHostDefault`, saying so.
+- ``fully_shard`` without ``mesh=`` would make its default mesh on CUDA: it raises too.
+- The block's own questions (``torch.cuda.is_available()``, ``torch.cuda.device_count()``,
+  ``torch.accelerator.current_accelerator()`` and ``.is_available()``), asked from the block's
+  code (the ``__main__`` module), answer for a host with a CUDA GPU, but fewer GPUs than local
+  ranks (``LOCAL_WORLD_SIZE - 1``): the case in which code that picks NCCL only "when every rank
+  has a GPU" must fall back to gloo and still name the CPU everywhere. Torch's own calls get the
+  real answers, so a correct block runs on CPU as before.
+
+A ``sitecustomize`` that this one shadows is still run, after it.
+"""
+
+from __future__ import annotations
+
+import importlib.abc
+import importlib.machinery
+import importlib.util
+import os
+import sys
+
+MARK = "torchsheet GPU-host check"
+_HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+class GpuHostDefault(RuntimeError):
+    """The block leans on the machine's default device; on a GPU host it would get CUDA."""
+
+
+def _block_frame():
+    """The innermost frame of the block's own code (the __main__ module), or None."""
+    frame = sys._getframe(1)
+    while frame is not None:
+        if frame.f_globals.get("__name__") == "__main__":
+            return frame
+        frame = frame.f_back
+    return None
+
+
+def _raise(message: str) -> None:
+    frame = _block_frame()
+    at = f" [at {os.path.basename(frame.f_code.co_filename)}:{frame.f_lineno}]" if frame else ""
+    raise GpuHostDefault(f"{MARK}{at}: {message}")
+
+
+def _called_from(*module_suffixes: str) -> bool:
+    frame = sys._getframe(1)
+    while frame is not None:
+        name = frame.f_globals.get("__name__", "")
+        if any(name.endswith(suffix) for suffix in module_suffixes):
+            return True
+        frame = frame.f_back
+    return False
+
+
+def _patch_torch(torch) -> None:
+    real_cuda_is_available = torch.cuda.is_available
+    real_cuda_device_count = torch.cuda.device_count
+    real_current_accelerator = torch.accelerator.current_accelerator
+    real_accelerator_is_available = torch.accelerator.is_available
+    gpus = max(int(os.environ.get("LOCAL_WORLD_SIZE", "1")) - 1, 0)
+
+    def from_block() -> bool:
+        return sys._getframe(2).f_globals.get("__name__") == "__main__"
+
+    def get_accelerator(check=None):  # noqa: ANN001, ARG001
+        return torch.device("cuda")
+
+    def cuda_is_available() -> bool:
+        return gpus > 0 if from_block() else real_cuda_is_available()
+
+    def cuda_device_count() -> int:
+        return gpus if from_block() else real_cuda_device_count()
+
+    def current_accelerator(check_available: bool = False):
+        if from_block():
+            return torch.device("cuda") if gpus or not check_available else None
+        return real_current_accelerator(check_available)
+
+    def accelerator_is_available() -> bool:
+        return gpus > 0 if from_block() else real_accelerator_is_available()
+
+    torch._C._get_accelerator = get_accelerator
+    torch.cuda.is_available = cuda_is_available
+    torch.cuda.device_count = cuda_device_count
+    torch.accelerator.current_accelerator = current_accelerator
+    torch.accelerator.is_available = accelerator_is_available
+
+
+def _patch_c10d(c10d) -> None:
+    real_init = c10d.BackendConfig.__init__
+
+    def backend_config_init(self, backend) -> None:  # noqa: ANN001
+        if str(backend) == c10d.Backend.UNDEFINED:
+            if _called_from("fsdp._fully_shard._fsdp_init"):
+                how = "fully_shard without mesh= creates the default group for its default mesh"
+            elif _called_from("distributed.device_mesh"):
+                how = "init_device_mesh creates the default group when none exists"
+            else:
+                how = "init_process_group() was called without a backend"
+            _raise(
+                f"{how}; on a machine with a GPU this block would create an NCCL-only group "
+                "(no CPU backend: dist.get_backend() says 'undefined', and a collective on a "
+                "CPU tensor fails). Name the backend first: dist.init_process_group('gloo') "
+                "for CPU tensors, 'cpu:gloo,cuda:nccl' for both."
+            )
+        real_init(self, backend)
+
+    c10d.BackendConfig.__init__ = backend_config_init
+
+
+def _patch_default_mesh(module) -> None:
+    def default_mesh(*args, **kwargs):  # noqa: ANN002, ANN003, ARG001
+        _raise(
+            "fully_shard without mesh= makes its default mesh on the machine's accelerator; on "
+            "a machine with a GPU that is a CUDA mesh: the parameters move to cuda:LOCAL_RANK "
+            "and torch.cuda.set_device(LOCAL_RANK) is called. Pass "
+            "mesh=init_device_mesh('cpu', (world_size,)) after init_process_group('gloo')."
+        )
+
+    module._init_default_mesh = default_mesh
+
+
+PATCHES = {
+    "torch": _patch_torch,
+    "torch.distributed.distributed_c10d": _patch_c10d,
+    "torch.distributed.fsdp._fully_shard._fully_shard": _patch_default_mesh,
+    "torch.distributed._composable.replicate_with_fsdp": _patch_default_mesh,
+}
+
+
+class _PatchAfterImport(importlib.abc.MetaPathFinder):
+    """Finds the modules of PATCHES with the other finders, and patches each once it ran."""
+
+    def find_spec(self, name, path=None, target=None):  # noqa: ANN001, ANN201
+        if name not in PATCHES:
+            return None
+        for finder in sys.meta_path:
+            if finder is self or not hasattr(finder, "find_spec"):
+                continue
+            spec = finder.find_spec(name, path, target)
+            if spec is not None and spec.loader is not None:
+                real_exec = spec.loader.exec_module
+
+                def exec_module(module, real_exec=real_exec, name=name) -> None:  # noqa: ANN001
+                    real_exec(module)
+                    PATCHES[name](module)
+
+                spec.loader.exec_module = exec_module
+                return spec
+        return None
+
+
+def _run_shadowed_sitecustomize() -> None:
+    others = [entry for entry in sys.path if os.path.abspath(entry or ".") != _HERE]
+    spec = importlib.machinery.PathFinder.find_spec("sitecustomize", others)
+    if spec is not None and spec.loader is not None:
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+
+
+if os.environ.get("TORCHSHEET_GPU_HOST") == "1" and "RANK" in os.environ:
+    sys.meta_path.insert(0, _PatchAfterImport())
+_run_shadowed_sitecustomize()
