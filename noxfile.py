@@ -1,5 +1,6 @@
-"""Sessions: docs (build the HTML), docs-tests (run every page and snippet), update-outputs
-(rewrite the outputs of the pages named), gpu, lint, bench.
+"""Sessions: docs (build the HTML), docs-tests (run every page and snippet), gpu-host (the CPU
+torchrun blocks as on a machine with a GPU), update-outputs (rewrite the outputs of the pages
+named), gpu, lint, bench.
 
 torch comes from TORCH_SPEC, default ``torch==2.13.0`` (an unpinned spec makes pip download a
 multi-GB CUDA build). Example: ``TORCH_SPEC="torch>=2.6" nox -s docs-tests``.
@@ -28,6 +29,8 @@ TORCH_SPEC = os.environ.get("TORCH_SPEC", f"torch=={TORCH_VERSIONS[0]}")
 PYTHON = os.environ.get("TORCHSHEET_PYTHON")  # None: the Python running nox
 # nox -s gpu records here: a GPU runner's results file is committed (README, "On a GPU runner").
 GPU_RESULTS = "docs/_results"
+# The blocks gpu-host runs: every torchrun block that declares no GPU (Slurm's run by srun).
+CPU_TORCHRUN = "distributed and not gpu and not slurm"
 
 
 def install(session: nox.Session, *extras: str, torch: str | None = TORCH_SPEC) -> None:
@@ -72,6 +75,22 @@ def docs_tests(session: nox.Session, torch: str) -> None:
     session.run("pytest", "-n", workers, "--dist", "loadfile", *session.posargs)
 
 
+@nox.session(name="gpu-host", python=PYTHON)
+def gpu_host(session: nox.Session) -> None:
+    """Run every CPU torchrun block as on a machine whose accelerator is CUDA (default torch).
+
+    A block that leans on the machine's default device (a bare ``init_process_group()``,
+    ``init_device_mesh`` without a group, ``fully_shard`` without ``mesh=``) fails with what a
+    GPU host would do. Records no results: the blocks' own run is docs-tests'.
+    """
+    install(session, "test")
+    workers = os.environ.get("TORCHSHEET_WORKERS", "auto")
+    session.run(
+        "pytest", "-n", workers, "--dist", "loadfile", "-m", CPU_TORCHRUN,
+        "--torchsheet-gpu-host", "--torchsheet-results=", "docs", *session.posargs,
+    )  # fmt: skip
+
+
 @nox.session(name="update-outputs", python=PYTHON)
 def update_outputs(session: nox.Session) -> None:
     """Rewrite in the pages the outputs their code prints differently; prints the diff to read.
@@ -89,11 +108,16 @@ def gpu(session: nox.Session) -> None:
     Fails, unlike a plain ``pytest -m gpu`` on a laptop, when torch is a CPU build, when no
     CUDA device is visible, or when every selected block was skipped
     (``--torchsheet-expect-gpu``). TORCH_SPEC's default from PyPI is the CUDA build on Linux.
+    Then the CPU torchrun blocks run once more with the GPUs visible, as on a reader's machine
+    (``--torchsheet-gpus-visible``; recorded nowhere, a failure fails the session).
     """
     install(session, "test")
     session.run(
         "pytest", "-m", "gpu", "--torchsheet-expect-gpu", f"--torchsheet-results={GPU_RESULTS}",
         *session.posargs,
+    )  # fmt: skip
+    session.run(
+        "pytest", "-m", CPU_TORCHRUN, "--torchsheet-gpus-visible", "--torchsheet-results=", "docs",
     )  # fmt: skip
 
 

@@ -80,10 +80,25 @@ def test_a_named_leg_installs_its_torch(monkeypatch: pytest.MonkeyPatch) -> None
 def test_the_gpu_session_expects_a_gpu_and_records_to_docs_results() -> None:
     session = Recorder()
     noxfile.gpu(session)
-    pytest_call = session.calls[-1]
-    assert pytest_call[:4] == ("run", "pytest", "-m", "gpu")
-    assert "--torchsheet-expect-gpu" in pytest_call
-    assert "--torchsheet-results=docs/_results" in pytest_call
+    runs = [call for call in session.calls if call[0] == "run"]
+    assert runs[0][:4] == ("run", "pytest", "-m", "gpu")
+    assert "--torchsheet-expect-gpu" in runs[0]
+    assert "--torchsheet-results=docs/_results" in runs[0]
+    # Then the CPU torchrun blocks with the GPUs visible, as a reader's machine has them.
+    assert runs[1][:4] == ("run", "pytest", "-m", noxfile.CPU_TORCHRUN)
+    assert "--torchsheet-gpus-visible" in runs[1]
+    assert "--torchsheet-results=" in runs[1]
+
+
+def test_the_gpu_host_session_runs_every_cpu_torchrun_block_and_records_nothing() -> None:
+    session = Recorder()
+    noxfile.gpu_host(session)
+    (run,) = [call for call in session.calls if call[0] == "run"]
+    assert run[run.index("-m") + 1] == "distributed and not gpu and not slurm"
+    assert "--torchsheet-gpu-host" in run
+    assert "--torchsheet-results=" in run
+    ci = (Path(noxfile.__file__).parent / ".ci" / "run").read_text()
+    assert '"$nox" -s gpu-host' in ci, "CI must run the GPU-host check"
 
 
 def test_the_ci_matrix_is_the_noxfile_matrix() -> None:
