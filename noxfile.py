@@ -27,7 +27,8 @@ nox.options.default_venv_backend = "venv"
 TORCH_VERSIONS = ("2.13.0", "2.14.1")  # docs-tests' matrix; the first is the default leg
 TORCH_SPEC = os.environ.get("TORCH_SPEC", f"torch=={TORCH_VERSIONS[0]}")
 PYTHON = os.environ.get("TORCHSHEET_PYTHON")  # None: the Python running nox
-# nox -s gpu records here: a GPU runner's results file is committed (README, "On a GPU runner").
+# nox -s gpu records here: a GPU runner's results file is committed
+# (MAINTAINING.md, "Publishing a GPU run").
 GPU_RESULTS = "docs/_results"
 # The blocks gpu-host runs: every torchrun block that declares no GPU (Slurm's run by srun).
 CPU_TORCHRUN = "distributed and not gpu and not slurm"
