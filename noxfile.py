@@ -1,6 +1,8 @@
-"""Sessions: docs (build the HTML), docs-tests (run every page and snippet), gpu-host (the CPU
-torchrun blocks as on a machine with a GPU), update-outputs (rewrite the outputs of the pages
-named), gpu, lint, bench.
+"""Sessions: docs (build the HTML), docs-tests (run every page and snippet, and the checks that
+depend on the torch version), harness-tests (the harness's own tests, once, on the default
+torch), gpu-host (the CPU torchrun blocks as on a machine with a GPU), update-outputs (rewrite
+the outputs of the pages named), gpu, lint, bench. Which test file runs where:
+``torchsheet_harness/pytest_plugin/sides.py``.
 
 torch comes from TORCH_SPEC, default ``torch==2.13.0`` (an unpinned spec makes pip download a
 multi-GB CUDA build). Example: ``TORCH_SPEC="torch>=2.6" nox -s docs-tests``.
@@ -20,7 +22,8 @@ import sys
 
 import nox
 
-nox.options.sessions = ["docs-tests", "docs"]  # tests first: the build shows their results
+# Tests first: the build shows their results.
+nox.options.sessions = ["docs-tests", "harness-tests", "docs"]
 nox.options.reuse_existing_virtualenvs = True
 nox.options.default_venv_backend = "venv"
 
@@ -66,14 +69,27 @@ def docs(session: nox.Session) -> None:
 @nox.session(name="docs-tests", python=PYTHON)
 @nox.parametrize("torch", TORCH_VERSIONS)
 def docs_tests(session: nox.Session, torch: str) -> None:
-    """Run every page's blocks, every snippet and the harness tests, in parallel, on one torch."""
+    """Run every page's blocks, every snippet and the torch-dependent checks, on one torch."""
     default = torch == TORCH_VERSIONS[0]
     if not default and not named_on_command_line(torch, sys.argv):
         leg = f"docs-tests(torch='{torch}')"
         session.skip(f'not the default torch: run this leg with nox -s "{leg}"')
     install(session, "test", torch=TORCH_SPEC if default else f"torch=={torch}")
     workers = os.environ.get("TORCHSHEET_WORKERS", "auto")
-    session.run("pytest", "-n", workers, "--dist", "loadfile", *session.posargs)
+    session.run(
+        "pytest", "-n", workers, "--dist", "loadfile", "--torchsheet-side=sheet", *session.posargs
+    )  # fmt: skip
+
+
+@nox.session(name="harness-tests", python=PYTHON)
+def harness_tests(session: nox.Session) -> None:
+    """Run the harness's own tests and the torch-independent checks once, on the default torch."""
+    install(session, "test")
+    workers = os.environ.get("TORCHSHEET_WORKERS", "auto")
+    session.run(
+        "pytest", "-n", workers, "--dist", "loadfile", "--torchsheet-side=harness",
+        *(session.posargs or ["tests"]),
+    )  # fmt: skip
 
 
 @nox.session(name="gpu-host", python=PYTHON)

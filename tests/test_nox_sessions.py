@@ -97,8 +97,21 @@ def test_the_gpu_host_session_runs_every_cpu_torchrun_block_and_records_nothing(
     assert run[run.index("-m") + 1] == "distributed and not gpu and not slurm"
     assert "--torchsheet-gpu-host" in run
     assert "--torchsheet-results=" in run
+
+
+def test_ci_runs_the_harness_tests_and_the_gpu_host_check_once() -> None:
     ci = (Path(noxfile.__file__).parent / ".ci" / "run").read_text()
-    assert '"$nox" -s gpu-host' in ci, "CI must run the GPU-host check"
+    (sessions,) = re.findall(r"^\s*for session in (.*); do$", ci, re.MULTILINE)
+    assert sessions.split() == ["harness-tests", "gpu-host"]
+
+
+def test_docs_tests_keeps_the_sheet_side_and_harness_tests_the_other() -> None:
+    session = Recorder()
+    noxfile.docs_tests(session, torch=noxfile.TORCH_VERSIONS[0])
+    assert "--torchsheet-side=sheet" in session.calls[-1]
+    session = Recorder()
+    noxfile.harness_tests(session)
+    assert session.calls[-1][-2:] == ("--torchsheet-side=harness", "tests")
 
 
 def test_the_ci_matrix_is_the_noxfile_matrix() -> None:

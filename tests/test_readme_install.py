@@ -41,8 +41,9 @@ def install_part() -> tuple[str, str]:
     """(the first command up to its nox call, the nox executable it installs)."""
     first = readme_commands()[0]
     *install, run = first.split(" && ")
-    match = re.fullmatch(r"(\S+) -s docs-tests", run)
-    assert install and match, f"README: first command does not end in `nox -s docs-tests`: {first}"
+    match = re.fullmatch(r"(\S+) -s docs-tests harness-tests", run)
+    expected = "nox -s docs-tests harness-tests"
+    assert install and match, f"README: first command does not end in `{expected}`: {first}"
     return " && ".join(install), match.group(1)
 
 
@@ -99,7 +100,7 @@ def test_readme_first_command_installs_nox(system_python: Path, tmp_path: Path) 
     shutil.copy(ROOT / "noxfile.py", tmp_path)
     done = run(f"{install} && {nox} --list", tmp_path)
     assert done.returncode == 0, f"{install}\n{done.stdout}\n{done.stderr}"
-    assert "docs-tests" in done.stdout, done.stdout
+    assert "docs-tests" in done.stdout and "harness-tests" in done.stdout, done.stdout
     # The venv is built on the system Python the test put first on PATH.
     cfg = (tmp_path / nox).parent.parent / "pyvenv.cfg"
     assert f"home = {system_python.parent}" in cfg.read_text(), cfg.read_text()
