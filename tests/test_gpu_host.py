@@ -58,6 +58,13 @@ PAGES = {
         'dist.init_process_group("nccl" if use_nccl else "gloo")\n'
         "fully_shard(torch.nn.Linear(4, 4))\nos._exit(0)\n",
     ),
+    "shown_on_purpose.md": "% gpu-host: shows the default group on purpose\n"
+    + page(
+        "The default group, shown",
+        "import os\n\nimport torch.distributed as dist\n\n"
+        "dist.init_process_group()\nprint(dist.get_backend())\nos._exit(0)\n",
+        "undefined\nundefined\n",
+    ).replace("# The default group, shown\n\n", ""),
     "named.md": page(
         "Named backend and device",
         "import os\n\nimport torch\nimport torch.distributed as dist\n"
@@ -106,12 +113,27 @@ def test_each_pattern_fails_at_its_line_and_the_named_page_passes(project: Path)
         assert failed[page].startswith(expected), (page, failed[page])
         assert says in failed[page], (page, failed[page])
     assert re.search(r"PASSED docs/named\.md", output), output
+    assert "SKIPPED [1] docs/shown_on_purpose.md:2: not run in GPU-host mode: shows the " in output
 
 
 def test_without_the_mode_the_wrong_pages_pass_on_cpu(project: Path) -> None:
     pages = ["docs/mesh_for_gloo.md", "docs/shard_no_mesh.md", "docs/fallback.md"]
-    result = run_pytest(project, "-n", "0", *pages)
+    result = run_pytest(project, "-n", "0", *pages, "docs/shown_on_purpose.md")
     assert result.returncode == 0, result.stdout + result.stderr
+    assert result.stdout.count("PASSED") == 4, result.stdout
+
+
+def test_an_exemption_stands_before_a_cpu_torchrun_block_and_says_why(tmp_path: Path) -> None:
+    pages = {
+        "plain.md": "# Plain\n\n% gpu-host: a reason\n```python\nx = 1\n```\n",
+        "no_reason.md": page("No reason", "pass\n").replace("```{", "% gpu-host:\n```{"),
+    }
+    write_project(tmp_path, pages)
+    result = run_pytest(tmp_path, "-n", "0", "--continue-on-collection-errors", "docs")
+    output = result.stdout + result.stderr
+    assert result.returncode != 0, output
+    assert "docs/plain.md:4: '% gpu-host:' exempts a CPU torchrun block only" in output
+    assert "docs/no_reason.md:4: '% gpu-host:' needs a reason after the colon" in output
 
 
 def test_launch_env_puts_the_check_first_only_for_cpu_blocks(monkeypatch) -> None:

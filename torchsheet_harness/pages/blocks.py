@@ -18,6 +18,9 @@ from ..locations import line_at, place
 from .requirements import Requirement, RequirementError, parse_classes
 
 NOT_RUN = re.compile(r"^%[ \t]*not-run:[ \t]*(?P<reason>.*?)[ \t]*$\n(?:[ \t]*\n)*", re.MULTILINE)
+# A CPU torchrun block that shows the machine's default device on purpose: skipped, with the
+# reason, in GPU-host mode (run/gpu_host.py) only.
+GPU_HOST = re.compile(r"^%[ \t]*gpu-host:[ \t]*(?P<reason>.*?)[ \t]*$\n(?:[ \t]*\n)*", re.MULTILINE)
 CODE_DIRECTIVES = r"code-block|sourcecode|code"
 OUTPUT_CLASS = "output"
 _HEADING = re.compile(r"^#{1,6}[ \t]+(?P<title>.+?)[ \t]*#*[ \t]*$", re.MULTILINE)
@@ -30,7 +33,8 @@ class BlockInfo:
     ``line`` is the block's first line (its opening fence), ``section`` the slug of the heading
     it sits under ('' before the first), ``not_run`` the reason of a ``% not-run:`` exemption,
     ``output`` the span (start, end offsets in the page text) of the text of the output block
-    that follows it, None without one: what ``--update-outputs`` rewrites.
+    that follows it, None without one: what ``--update-outputs`` rewrites; ``gpu_host`` the
+    reason of a ``% gpu-host:`` exemption (not run in GPU-host mode).
     """
 
     line: int
@@ -38,6 +42,7 @@ class BlockInfo:
     requirement: Requirement = Requirement()
     not_run: str | None = None
     output: tuple[int, int] | None = None
+    gpu_host: str | None = None
 
 
 @dataclass
@@ -53,6 +58,7 @@ class Block:
     line: int = 0
     section: str = ""
     not_run: str | None = None  # the reason of a '% not-run:' line right before it
+    gpu_host: str | None = None  # the reason of a '% gpu-host:' line right before it
 
     @property
     def classes(self) -> str:
@@ -89,7 +95,7 @@ class Block:
 
     def info(self, requirement: Requirement, output: Block | None = None) -> BlockInfo:
         span = output.source_span if output is not None else None
-        return BlockInfo(self.line, self.section, requirement, self.not_run, span)
+        return BlockInfo(self.line, self.section, requirement, self.not_run, span, self.gpu_host)
 
 
 def lex_blocks(document: Document) -> list[Block]:
@@ -114,10 +120,12 @@ def lex_blocks(document: Document) -> list[Block]:
             )
     blocks.sort(key=lambda block: block.start)
     skips = {match.end(): match["reason"] for match in NOT_RUN.finditer(document.text)}
+    gpu_host = {match.end(): match["reason"] for match in GPU_HOST.finditer(document.text)}
     headings = _headings(document.text, blocks)
     for block in blocks:
         block.line = line_at(document.text, block.start)
         block.not_run = skips.get(block.start)
+        block.gpu_host = gpu_host.get(block.start)
         block.section = next((slug for at, slug in reversed(headings) if at < block.start), "")
     return blocks
 
@@ -138,6 +146,17 @@ def check_not_run(document: Document, block: Block) -> None:
         raise RequirementError(
             f"{place(document.path, block.line)}: '% not-run:' needs a reason after the colon"
         )
+
+
+def check_gpu_host(document: Document, block: Block, requirement: Requirement) -> None:
+    """A GPU-host exemption says why, and stands before a CPU torchrun block."""
+    if block.gpu_host is None:
+        return
+    where = place(document.path, block.line)
+    if not block.gpu_host:
+        raise RequirementError(f"{where}: '% gpu-host:' needs a reason after the colon")
+    if not requirement.torchrun or requirement.gpus or requirement.slurm:
+        raise RequirementError(f"{where}: '% gpu-host:' exempts a CPU torchrun block only")
 
 
 def slug(title: str) -> str:

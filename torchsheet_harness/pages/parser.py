@@ -10,6 +10,8 @@ What it understands, in page order (the blocks come from :func:`.blocks.lex_bloc
 - ``{code-block} text`` with ``:class: output`` right after a block: the output that block must
   print, checked.
 - ``% not-run: reason`` right before any block: the block is reported SKIPPED with the reason.
+- ``% gpu-host: reason`` right before a CPU torchrun block: it shows the machine's default
+  device on purpose, and is SKIPPED with the reason in GPU-host mode only.
 
 Every region it yields is a :class:`PageRegion` carrying its block's :class:`.blocks.BlockInfo`.
 Blocks in other languages are not examples: once a page is parsed, a block no example covers, or
@@ -28,7 +30,7 @@ from sybil.typing import Evaluator
 
 from ..locations import place
 from ..run import evaluators
-from .blocks import Block, BlockInfo, check_not_run, lex_blocks
+from .blocks import Block, BlockInfo, check_gpu_host, check_not_run, lex_blocks
 from .coverage import page_problems
 from .requirements import Requirement, RequirementError
 
@@ -99,11 +101,12 @@ class PageParser:
         self, document: Document, block: Block, output: Block | None, end: int
     ) -> Iterable[Region]:
         info = block.info(block.requirement(document.path), output)
+        check_gpu_host(document, block, info.requirement)
         source = block.source
         if info.requirement.torchrun or info.requirement.slurm:
             expected = str(output.source) if output is not None else None
             launched = launcher(info.requirement)(
-                info.requirement, source=source, expected=expected
+                info.requirement, source=source, expected=expected, gpu_host=block.gpu_host
             )
             yield PageRegion(block.start, end, source, launched, info)  # parsed: for the linter
             return
@@ -123,13 +126,16 @@ class PageParser:
     def _script(self, document: Document, block: Block, output: Block | None, end: int) -> Region:
         info = block.info(block.requirement(document.path), output)
         requirement = info.requirement
+        check_gpu_host(document, block, requirement)
         script = (Path(document.path).parent / block.argument).resolve()
         where = place(document.path, block.line)
         if not script.is_file():
             raise RequirementError(f"{where}: literalinclude names a missing file {block.argument}")
         expected = str(output.source) if output is not None else None
         if requirement.torchrun or requirement.slurm:
-            evaluator = launcher(requirement)(requirement, script=script, expected=expected)
+            evaluator = launcher(requirement)(
+                requirement, script=script, expected=expected, gpu_host=block.gpu_host
+            )
         elif script.suffix != ".py":
             raise RequirementError(
                 f"{where}: {block.argument} is not a Python script; declare how it runs "

@@ -200,6 +200,7 @@ class LaunchedBlock:
     """A page block (``source``) or a snippets/ script (``script``) run by a launcher.
 
     Subclasses say how in :meth:`launch`; the output is checked against the page's.
+    ``gpu_host`` is the reason of the block's ``% gpu-host:`` exemption, if it has one.
     """
 
     requirement: Requirement
@@ -207,6 +208,7 @@ class LaunchedBlock:
     script: Path | None = None
     expected: str | None = None
     timeout: float = LAUNCH_TIMEOUT_SECONDS
+    gpu_host: str | None = None
     prefix: ClassVar[str] = "torchsheet-block-"
 
     def __call__(self, example: Example) -> str | None:

@@ -14,6 +14,7 @@ import tempfile
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from unittest import SkipTest
 
 from sybil import Example
 
@@ -118,6 +119,8 @@ class TorchrunBlock(LaunchedBlock):
     """Evaluator: runs a page block or a snippets/ script under torchrun and checks its output."""
 
     def launch(self, example: Example, workdir: Path) -> tuple[str | None, str]:
+        if self.gpu_host is not None and gpu_host.gpu_host_mode():
+            raise SkipTest(f"not run in GPU-host mode: {self.gpu_host}")
         script = self.script
         if script is None:
             script = workdir / "block.py"
