@@ -1,8 +1,10 @@
-"""The sheets' build checks on what markers point at: an excerpt runs as the sheet shows it.
+"""The sheets' build checks on what markers point at: an excerpt runs as shown, a trap is listed.
 
-A planted page with quick-reference excerpts that would not run as shown (a body without its
-header, a header without its body, a name only a left-out header binds, a name the page never
-defines): each fails the ``-W`` build naming page:line; the right one next to them passes.
+Planted pages: quick-reference excerpts that would not run as the sheet shows them (a body
+without its header, a header without its body, a name only a left-out header binds, a name the
+page never defines), and traps a page shows (a section titled as one, a block that says WRONG)
+with no pitfall marker. Each fails the ``-W`` build naming page:line; the right ones next to
+them pass.
 """
 
 from __future__ import annotations
@@ -64,6 +66,37 @@ print(undefined_name)
 ```
 """
 
+TRAPS = """\
+# Traps
+
+What it is for.
+
+## Pitfall: one without a marker
+
+```python
+x = 1
+```
+
+## Where it goes wrong, marked
+
+% pitfall: a mistake | what it does | the fix
+```python
+y = 2
+```
+
+## A script for the demonstration
+
+```python
+# WRONG, on purpose: the demonstration
+z = 3
+```
+
+## Pitfalls
+
+```{pitfalls}
+```
+"""
+
 
 def line_after(page: str, heading: str, offset: int = 2) -> int:
     """The 1-based line ``offset`` lines below ``heading`` (its marker, or its block's fence)."""
@@ -114,3 +147,26 @@ def test_bad_excerpts_fail_the_build_naming_page_and_line(tmp_path) -> None:
     assert f"page.md:{loop_name}: the excerpt uses 'item', which only the header" in errors
     assert f"page.md:{undefined}: the excerpt uses 'undefined_name'" in errors
     assert f"page.md:{good}:" not in errors, "x is defined by an earlier block of the page"
+
+
+def test_a_trap_the_pitfalls_page_does_not_list_fails_the_build(tmp_path) -> None:
+    finished = build(tmp_path, TRAPS)
+    assert finished.returncode != 0
+    errors = finished.stderr
+    section = line_after(TRAPS, "## Pitfall: one without a marker", offset=0)
+    wrong_block = line_after(TRAPS, "## A script for the demonstration")
+    assert (
+        f"page.md:{section}: the section 'Pitfall: one without a marker' is titled as a trap"
+        in (errors)
+    )
+    assert f"page.md:{wrong_block}: this block says WRONG in a comment" in errors
+    assert "goes wrong, marked" not in errors, "its block carries a pitfall marker"
+    assert "'Pitfalls'" not in errors and "'Traps'" not in errors, "the pitfalls page, the page"
+
+
+def test_the_same_traps_with_their_markers_build(tmp_path) -> None:
+    page = TRAPS.replace("marker\n\n```python", "marker\n\n% pitfall: a | b | c\n```python")
+    page = page.replace("\n```python\n# WRONG", "\n% pitfall: d | e | f\n```python\n# WRONG")
+    assert page.count("% pitfall:") == 3
+    finished = build(tmp_path, page)
+    assert finished.returncode == 0, finished.stderr

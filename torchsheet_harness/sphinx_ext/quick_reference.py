@@ -18,7 +18,7 @@ from docutils.parsers.rst import Directive
 from sphinx.application import Sphinx
 from sphinx.util import logging
 
-from . import pitfalls_index
+from . import pitfall_coverage, pitfalls_index
 from .sheet_markers import Excerpt, collect, slug
 from .sheet_store import (
     link,
@@ -50,9 +50,10 @@ class QuickReference(Directive):
 
 
 def read_markers(app: Sphinx, document: nodes.document) -> None:
-    """doctree-read: the page's excerpts and pitfalls; a warning for each bad marker."""
+    """doctree-read: the page's excerpts and pitfalls; a warning for each bad marker, and for
+    each trap the page shows without a pitfall marker."""
     excerpts, pitfalls, errors = collect(document, app.env.docname)
-    for error in errors:
+    for error in errors + pitfall_coverage.unlisted_traps(document):
         logger.warning(error, type="torchsheet", subtype="marker")
     if excerpts or pitfalls:
         sheets(app.env)["marks"][app.env.docname] = (excerpts, pitfalls)
