@@ -88,8 +88,16 @@ def save_checkpoint(path, parts, step):
         },
     }
     tmp = f"{path}.tmp"
-    torch.save(checkpoint, tmp)
+    with open(tmp, "wb") as f:
+        torch.save(checkpoint, f)
+        f.flush()
+        os.fsync(f.fileno())  # the data is on the disk before a name points at it
     os.replace(tmp, path)  # atomic: a crash leaves the old checkpoint, never half a new one
+    directory = os.open(os.path.dirname(os.path.abspath(path)), os.O_RDONLY)
+    try:
+        os.fsync(directory)  # the rename is on the disk too: a power loss keeps one or the other
+    finally:
+        os.close(directory)
 
 
 def load_checkpoint(path, parts, left_out="nothing"):
