@@ -31,16 +31,20 @@ def build(
     tmp_path: Path, page_text: str, blocks: dict[str, BlockEntry] | None = None
 ) -> subprocess.CompletedProcess:
     """Build a two-page site (the quick reference and ``page_text``) with -W; ``blocks``, when
-    given, is what a recorded run of page.md found (block line → entry)."""
+    given, is what a recorded run of page.md found (block line → entry). Called again with the
+    same ``tmp_path``, it builds incrementally into the same folder, as ``nox -s docs`` does."""
     source = tmp_path / "src"
-    source.mkdir()
-    shutil.copy(DOCS / "conf.py", source)
-    shutil.copytree(DOCS / "_static", source / "_static")
-    (source / "index.md").write_text(
+    source.mkdir(exist_ok=True)  # built again: an incremental build into the same folder
+    if not (source / "conf.py").is_file():
+        shutil.copy(DOCS / "conf.py", source)
+    shutil.copytree(DOCS / "_static", source / "_static", dirs_exist_ok=True)
+    index = (
         "# Sheet\n\nThe sheet.\n\n```{quick-reference}\nCreation\n```\n\n"
         "```{toctree}\n:hidden:\n\npage\n```\n"
     )
-    (source / "page.md").write_text(page_text, encoding="utf-8")
+    for name, text in (("index.md", index), ("page.md", page_text)):
+        if not (source / name).is_file() or (source / name).read_text(encoding="utf-8") != text:
+            (source / name).write_text(text, encoding="utf-8")  # else left as is, unchanged
     if blocks is not None:
         digest = page_digest(source / "page.md")
         entry = PageEntry(sha256=digest, finished="2026-01-01 00:00 UTC", errors=0, blocks=blocks)

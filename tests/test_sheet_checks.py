@@ -133,7 +133,8 @@ def test_module_bindings_tell_plain_statements_from_headers() -> None:
 
 
 def test_bad_excerpts_fail_the_build_naming_page_and_line(tmp_path) -> None:
-    finished = build(tmp_path, EXCERPTS)
+    build(tmp_path, EXCERPTS)
+    finished = build(tmp_path, EXCERPTS)  # the page is unchanged: it is read again all the same
     assert finished.returncode != 0
     errors = finished.stderr
     body = line_after(EXCERPTS, "## A body without its header")
@@ -150,7 +151,8 @@ def test_bad_excerpts_fail_the_build_naming_page_and_line(tmp_path) -> None:
 
 
 def test_a_trap_the_pitfalls_page_does_not_list_fails_the_build(tmp_path) -> None:
-    finished = build(tmp_path, TRAPS)
+    build(tmp_path, TRAPS)
+    finished = build(tmp_path, TRAPS)  # the page is unchanged: it is read again all the same
     assert finished.returncode != 0
     errors = finished.stderr
     section = line_after(TRAPS, "## Pitfall: one without a marker", offset=0)

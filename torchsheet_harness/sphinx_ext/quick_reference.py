@@ -1,7 +1,9 @@
-"""The quick reference and the pitfalls index and the pitfalls index, built from marked blocks.
+"""The quick reference and the pitfalls index, built from marked blocks.
 
 Markers on the pages (:mod:`.sheet_markers`) are collected when each page is read; a bad
-marker is a build warning naming page:line (``-W`` fails). ``{quick-reference}`` lists, under
+marker, or a trap a page shows unmarked (:mod:`.pitfall_coverage`), is a build warning naming
+page:line (``-W`` fails), and the page is read again by every later build until it is fixed
+(an incremental build would skip it). ``{quick-reference}`` lists, under
 each section named in its content (one per line, in order), the lines of every block marked for
 it, each linking to the page section it comes from; ``{pitfalls}`` (:mod:`.pitfalls_index`)
 lists every marked trap. Both are rendered at write time from what every page recorded, and a
@@ -19,6 +21,7 @@ from sphinx.application import Sphinx
 from sphinx.util import logging
 
 from . import pitfall_coverage, pitfalls_index
+from .badges import warn_until_fixed
 from .sheet_markers import Excerpt, collect, slug
 from .sheet_store import (
     link,
@@ -54,7 +57,7 @@ def read_markers(app: Sphinx, document: nodes.document) -> None:
     each trap the page shows without a pitfall marker."""
     excerpts, pitfalls, errors = collect(document, app.env.docname)
     for error in errors + pitfall_coverage.unlisted_traps(document):
-        logger.warning(error, type="torchsheet", subtype="marker")
+        warn_until_fixed(app, error, "marker")  # an incremental build reads the page again
     if excerpts or pitfalls:
         sheets(app.env)["marks"][app.env.docname] = (excerpts, pitfalls)
 
