@@ -88,8 +88,16 @@ def save_checkpoint(path, parts, step):
         },
     }
     tmp = f"{path}.tmp"
-    torch.save(checkpoint, tmp)
+    with open(tmp, "wb") as f:
+        torch.save(checkpoint, f)
+        f.flush()
+        os.fsync(f.fileno())  # the data is on the disk before a name points at it
     os.replace(tmp, path)  # atomic: a crash leaves the old checkpoint, never half a new one
+    directory = os.open(os.path.dirname(os.path.abspath(path)), os.O_RDONLY)
+    try:
+        os.fsync(directory)  # the rename is on the disk too: a power loss keeps one or the other
+    finally:
+        os.close(directory)
 
 
 def load_checkpoint(path, parts, left_out="nothing"):
@@ -122,7 +130,7 @@ def resume(path, out):
         parts = build()
         step = load_checkpoint(path, parts, left_out)
         train(parts, step, step + N, dataset())
-        results[left_out] = (parts[0].state_dict(), parts[3].get_scale())
+        results[left_out] = (parts[0].state_dict(), parts[3].get_scale(), step)
     torch.save(results, out)
 
 
@@ -145,10 +153,14 @@ def main():
 
     want, want_scale = straight[0].state_dict(), straight[3].get_scale()
     print(f"{2 * N} steps straight vs {N} + checkpoint + {N} in a fresh process")
-    for left_out, (weights, scale) in resumed.items():
+    for left_out, (weights, scale, step) in resumed.items():
         same = all(torch.equal(want[k], weights[k]) for k in want)
         same_scale = scale == want_scale
-        print(f"  left out: {left_out:<17} weights equal: {same!s:<5} scale equal: {same_scale}")
+        epoch, batch = divmod(step, BATCHES_PER_EPOCH)
+        print(
+            f"  left out: {left_out:<17} from epoch {epoch} batch {batch}  "
+            f"weights equal: {same!s:<5} scale equal: {same_scale}"
+        )
 
 
 if __name__ == "__main__":

@@ -7,27 +7,15 @@ marked lines from the block itself and warns, naming page:line, for a marker it 
 
 from __future__ import annotations
 
-import os
 import re
-import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
-from built_site import DOCS
+from sheet_site import build
 from sybil import Document
 
 from torchsheet_harness.checks.audit import audit_page
 from torchsheet_harness.pages.parser import PageParser
-from torchsheet_harness.results import (
-    BlockEntry,
-    Environment,
-    PageEntry,
-    environment_key,
-    page_digest,
-    write_results,
-)
 from torchsheet_harness.sphinx_ext.sheet_markers import chosen_lines
 
 PAGE = """\
@@ -124,35 +112,6 @@ def test_lines_are_chosen_by_the_line_their_statement_starts_on() -> None:
         raise AssertionError("line 4 is an output line, not a statement")
 
 
-def build(
-    tmp_path: Path, page_text: str, blocks: dict[str, BlockEntry] | None = None
-) -> subprocess.CompletedProcess:
-    """Build a two-page site (the quick reference and ``page_text``) with -W; ``blocks``, when
-    given, is what a recorded run of page.md found (block line → entry)."""
-    source = tmp_path / "src"
-    source.mkdir()
-    shutil.copy(DOCS / "conf.py", source)
-    shutil.copytree(DOCS / "_static", source / "_static")
-    (source / "index.md").write_text(
-        "# Sheet\n\nThe sheet.\n\n```{quick-reference}\nCreation\n```\n\n"
-        "```{toctree}\n:hidden:\n\npage\n```\n"
-    )
-    (source / "page.md").write_text(page_text, encoding="utf-8")
-    if blocks is not None:
-        digest = page_digest(source / "page.md")
-        entry = PageEntry(sha256=digest, finished="2026-01-01 00:00 UTC", errors=0, blocks=blocks)
-        path = source / "_build" / "results" / f"{environment_key(CPU)}.json"
-        write_results(path, CPU, {"page.md": entry}, run={})
-    command = [sys.executable, "-m", "sphinx", "-W", "--keep-going", "-q", "-b", "html"]
-    return subprocess.run(
-        [*command, str(source), str(tmp_path / "html")],
-        capture_output=True,
-        text=True,
-        timeout=300,
-        env={**os.environ, "PYTHONPATH": str(DOCS.parent)},
-    )
-
-
 def test_the_build_shows_marked_lines_and_links_them(tmp_path: Path) -> None:
     finished = build(tmp_path, PAGE)
     assert finished.returncode == 0, finished.stderr
@@ -161,9 +120,6 @@ def test_the_build_shows_marked_lines_and_links_them(tmp_path: Path) -> None:
     sheet = re.search(r'<div class="ts-quickref">(.*?)</section>', html, re.DOTALL)[1]
     assert "torch.Size([2])" in sheet and "zeros" not in sheet, "only line 3, with its output"
     assert 'id="pitfall-a-mistake"' in (tmp_path / "html" / "page.html").read_text()
-
-
-CPU = Environment(torch="2.13.0+cpu", cuda=None, device="CPU", gpus=0, python="3.11.7")
 
 
 @pytest.mark.parametrize(

@@ -52,9 +52,10 @@ def page_blocks(source: str) -> dict[int, Block]:
     return {block.line: block for block in lex_blocks(document)}
 
 
-def _warn(app: Sphinx, message: str) -> None:
-    """A page warning; the page is read again by the next build (see module docstring)."""
-    logger.warning(message, type="torchsheet", subtype="requirement")
+def warn_until_fixed(app: Sphinx, message: str, subtype: str = "requirement") -> None:
+    """A warning about the page being read; the page is read again by every later build until
+    it warns no more (see module docstring)."""
+    logger.warning(message, type="torchsheet", subtype=subtype)
     warned = getattr(app.env, "torchsheet_warned", None)
     if warned is None:
         warned = app.env.torchsheet_warned = set()
@@ -80,14 +81,14 @@ def mark_blocks(app: Sphinx, document: nodes.document) -> None:
     """doctree-read: badges on requirement-bearing and not-run blocks."""
     source = document["source"]
     for fault in fence_faults(Document(Path(source).read_text(encoding="utf-8"), source)):
-        _warn(app, fault)
+        warn_until_fixed(app, fault)
     blocks = page_blocks(source)
     view = _view(app, source)
     for node in list(document.findall(nodes.literal_block)):
         block = blocks.get(node.line) if node.source == source else None
         if block is None:
             if any(name.startswith("needs-") for name in node["classes"]):
-                _warn(
+                warn_until_fixed(
                     app,
                     f"{place(node.source or source, node.line or 0)}: a code block with a "
                     "needs-* class that the harness does not see as a block",
@@ -103,7 +104,7 @@ def mark_blocks(app: Sphinx, document: nodes.document) -> None:
         try:
             requirement = block.requirement(source)
         except RequirementError as error:
-            _warn(app, str(error))
+            warn_until_fixed(app, str(error))
             continue
         verdict = verdicts.block_verdict(view, block.line) if view is not None else None
         if not requirement.is_cpu_only:

@@ -1,7 +1,9 @@
-"""The quick reference and the pitfalls index and the pitfalls index, built from marked blocks.
+"""The quick reference and the pitfalls index, built from marked blocks.
 
 Markers on the pages (:mod:`.sheet_markers`) are collected when each page is read; a bad
-marker is a build warning naming page:line (``-W`` fails). ``{quick-reference}`` lists, under
+marker, or a trap a page shows unmarked (:mod:`.pitfall_coverage`), is a build warning naming
+page:line (``-W`` fails), and the page is read again by every later build until it is fixed
+(an incremental build would skip it). ``{quick-reference}`` lists, under
 each section named in its content (one per line, in order), the lines of every block marked for
 it, each linking to the page section it comes from; ``{pitfalls}`` (:mod:`.pitfalls_index`)
 lists every marked trap. Both are rendered at write time from what every page recorded, and a
@@ -18,7 +20,8 @@ from docutils.parsers.rst import Directive
 from sphinx.application import Sphinx
 from sphinx.util import logging
 
-from . import pitfalls_index
+from . import pitfall_coverage, pitfalls_index
+from .badges import warn_until_fixed
 from .sheet_markers import Excerpt, collect, slug
 from .sheet_store import (
     link,
@@ -50,10 +53,11 @@ class QuickReference(Directive):
 
 
 def read_markers(app: Sphinx, document: nodes.document) -> None:
-    """doctree-read: the page's excerpts and pitfalls; a warning for each bad marker."""
+    """doctree-read: the page's excerpts and pitfalls; a warning for each bad marker, and for
+    each trap the page shows without a pitfall marker."""
     excerpts, pitfalls, errors = collect(document, app.env.docname)
-    for error in errors:
-        logger.warning(error, type="torchsheet", subtype="marker")
+    for error in errors + pitfall_coverage.unlisted_traps(document):
+        warn_until_fixed(app, error, "marker")  # an incremental build reads the page again
     if excerpts or pitfalls:
         sheets(app.env)["marks"][app.env.docname] = (excerpts, pitfalls)
 

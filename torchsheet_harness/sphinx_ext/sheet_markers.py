@@ -10,7 +10,8 @@ literal-included script); MyST renders nothing for it and the test harness ignor
 
 The code comes from the block as the page has it: nothing is retyped. Each excerpt and pitfall
 knows the page section the block sits in. A marker that is malformed, not followed by an
-executed block, or names lines the block lacks is a :class:`MarkerError` naming page:line.
+executed block, or names lines the block lacks is an error naming page:line, and so is an
+excerpt that would not run as the sheet shows it (:mod:`.excerpt_checks`).
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from pathlib import Path
 from docutils import nodes
 
 from ..locations import place
+from .excerpt_checks import excerpt_problem, python_source
 
 QUICKREF = re.compile(r"quickref:\s*(?P<section>[^|]*?)\s*(?:\|\s*(?P<lines>.*?)\s*)?$")
 PITFALL = re.compile(r"pitfall:\s*(?P<parts>.*?)\s*$")
@@ -146,6 +148,22 @@ def chosen_lines(code: str, spec: str | None, where: str) -> tuple[str, ...]:
     return tuple(chosen)
 
 
+def python_blocks(document: nodes.document) -> list[nodes.literal_block]:
+    """The page's executed Python blocks, in page order (the page's namespace, as run)."""
+    return [
+        block
+        for block in document.findall(nodes.literal_block)
+        if block.get("language") == "python"
+        and not {"output", "ts-not-run"} & set(block.get("classes", []))
+    ]
+
+
+def _context(page_code: list[tuple[nodes.literal_block, str]], block: nodes.literal_block) -> list:
+    """The Python of the page up to and including ``block``."""
+    at = next((i for i, (other, _) in enumerate(page_code) if other is block), None)
+    return [code for _, code in page_code[: at + 1]] if at is not None else [block.astext()]
+
+
 def section_of(node: nodes.Node) -> nodes.section | None:
     """The innermost section containing ``node``."""
     while node is not None and not isinstance(node, nodes.section):
@@ -166,6 +184,7 @@ def collect(document: nodes.document, docname: str) -> tuple[list, list, list[st
     excerpts: list[Excerpt] = []
     pitfalls: list[Pitfall] = []
     errors: list[str] = []
+    page_code = [(block, python_source(block.astext())) for block in python_blocks(document)]
     for comment, text, line, block_line in marked_blocks(document):
         where = place(document["source"], line)
         block = executed_block(comment)
@@ -187,6 +206,9 @@ def collect(document: nodes.document, docname: str) -> tuple[list, list, list[st
                 lines = chosen_lines(block.astext(), match["lines"], where)
             except MarkerError as error:
                 errors.append(str(error))
+                continue
+            if problem := excerpt_problem(lines, _context(page_code, block)):
+                errors.append(f"{where}: {problem}")
                 continue
             needs = " ".join(c for c in block.get("classes", []) if c.startswith("needs-"))
             excerpts.append(
