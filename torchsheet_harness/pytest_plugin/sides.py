@@ -62,6 +62,7 @@ HARNESS = {
     "tests/test_readme_install.py": "the README's install line with an externally managed Python",
     "tests/test_results_file.py": "the results files' format and merging, on planted projects",
     "tests/test_schedule.py": "the xdist order",
+    "tests/test_sheet_checks.py": "the build refuses bad excerpts and unlisted traps",
     "tests/test_sheet_markers.py": "quick-reference and pitfall markers in the build",
     "tests/test_sides.py": "this table",
     "tests/test_single_page.py": "what pytest docs/x.md reports, on planted pages",
