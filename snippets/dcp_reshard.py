@@ -4,15 +4,19 @@ Run:  torchrun --standalone --nproc-per-node 2 snippets/dcp_reshard.py [CHECKPOI
 
 Every rank trains an FSDP2 (`fully_shard`) model with AdamW for a few steps and saves its shards
 of the parameters and optimizer state with `torch.distributed.checkpoint` (DCP) into
-CHECKPOINT_DIR (default `checkpoint`). Then rank 0 alone, without the process group
+CHECKPOINT_DIR (default `checkpoint`). Rank 0 first deletes the DCP files an earlier run left
+there: `dcp.save` replaces files but deletes none, so a run on fewer ranks would list the earlier
+run's extra `__N_0.distcp` files as its own. Then rank 0 alone, without the process group
 (`no_dist=True`), loads that checkpoint into a plain, unsharded model and optimizer: saved on N
 ranks, loaded on 1. It asserts that the loaded values equal the sharded ones and that one more
 training step gives the same parameters on both sides, so the optimizer state came back too.
-gloo on CPU, NCCL when there is a GPU for every local rank.
+Rank 0 reads every rank's files: run it on one node, or with CHECKPOINT_DIR on a filesystem that
+all nodes share. gloo on CPU, NCCL when there is a GPU for every local rank.
 """
 
 import os
 import sys
+from pathlib import Path
 
 import torch
 import torch.distributed as dist
@@ -20,6 +24,7 @@ import torch.distributed.checkpoint as dcp
 import torch.nn.functional as F
 from torch.distributed.checkpoint.state_dict import get_state_dict, set_state_dict
 from torch.distributed.checkpoint.stateful import Stateful
+from torch.distributed.device_mesh import init_device_mesh
 from torch.distributed.fsdp import fully_shard
 
 
@@ -57,25 +62,46 @@ def train_step(model, optimizer, x, y):
     optimizer.step()
 
 
+def choose_device(local_rank: int, local_world_size: int) -> torch.device:
+    """cuda:LOCAL_RANK when this node has a GPU for every local rank (NCCL), else the CPU (gloo).
+
+    Fewer GPUs than ranks (2 ranks on a 1-GPU machine) gives gloo on CPU rather than rank 1
+    asking for a GPU that is not there ("invalid device ordinal").
+    """
+    if torch.cuda.is_available() and torch.cuda.device_count() >= local_world_size:
+        return torch.device("cuda", local_rank)
+    return torch.device("cpu")
+
+
 def setup():
-    """Join the process group; returns (rank, world size, device)."""
+    """Join the process group, build the 1-D mesh; returns (rank, world size, device, mesh)."""
     local_rank = int(os.environ.get("LOCAL_RANK", 0))
-    local_world_size = int(os.environ.get("LOCAL_WORLD_SIZE", 1))
-    use_nccl = torch.cuda.device_count() >= local_world_size
-    device = torch.device("cuda", local_rank) if use_nccl else torch.device("cpu")
-    if use_nccl:
+    device = choose_device(local_rank, int(os.environ.get("LOCAL_WORLD_SIZE", 1)))
+    if device.type == "cuda":
         torch.cuda.set_device(device)
-    dist.init_process_group("nccl" if use_nccl else "gloo", device_id=device if use_nccl else None)
-    return dist.get_rank(), dist.get_world_size(), device
+        dist.init_process_group("nccl", device_id=device)
+    else:
+        dist.init_process_group("gloo")
+    world_size = dist.get_world_size()
+    # Passed to fully_shard: its default mesh is on the accelerator, cuda:LOCAL_RANK even here.
+    mesh = init_device_mesh(device.type, (world_size,))
+    return dist.get_rank(), world_size, device, mesh
+
+
+def remove_old_checkpoint(checkpoint_dir):
+    """Delete the DCP files (shards and metadata) an earlier run left in checkpoint_dir."""
+    folder = Path(checkpoint_dir)
+    for old in [*folder.glob("__*_*.distcp"), folder / ".metadata"]:
+        old.unlink(missing_ok=True)
 
 
 def main(checkpoint_dir):
-    rank, world_size, device = setup()
+    rank, world_size, device, mesh = setup()
     model = make_model(device)
     for layer in model:
         if isinstance(layer, torch.nn.Linear):
-            fully_shard(layer)  # each rank keeps 1/world_size of every parameter
-    fully_shard(model)
+            fully_shard(layer, mesh=mesh)  # each rank keeps 1/world_size of every parameter
+    fully_shard(model, mesh=mesh)
     optimizer = torch.optim.AdamW(model.parameters(), lr=0.01)
 
     torch.manual_seed(1)  # the same batches on every rank; each trains on its share
@@ -84,11 +110,14 @@ def main(checkpoint_dir):
     for x, y in batches[:3]:
         train_step(model, optimizer, x[mine].to(device), y[mine].to(device))
 
+    if rank == 0:
+        remove_old_checkpoint(checkpoint_dir)
+    dist.barrier()  # the old files are gone before any rank writes
     dcp.save({"app": AppState(model, optimizer)}, checkpoint_id=checkpoint_dir)
-    files = sorted(os.listdir(checkpoint_dir))
     saved = {name: p.full_tensor() for name, p in model.named_parameters()}  # gathered on all
 
     if rank == 0:  # a world of one: no process group, no other rank involved
+        files = sorted(os.listdir(checkpoint_dir))
         plain = make_model(device)
         plain_optimizer = torch.optim.AdamW(plain.parameters(), lr=0.01)
         dcp.load(

@@ -43,6 +43,17 @@ def make_data():
     return TensorDataset(features, labels)
 
 
+def choose_device(local_rank: int, local_world_size: int) -> torch.device:
+    """cuda:LOCAL_RANK when this node has a GPU for every local rank (NCCL), else the CPU (gloo).
+
+    Fewer GPUs than ranks (2 ranks on a 1-GPU machine) gives gloo on CPU rather than rank 1
+    asking for a GPU that is not there ("invalid device ordinal").
+    """
+    if torch.cuda.is_available() and torch.cuda.device_count() >= local_world_size:
+        return torch.device("cuda", local_rank)
+    return torch.device("cpu")
+
+
 def setup():
     """Join the process group, build the 1-D mesh; returns (rank, world size, device, mesh)."""
     rank = int(os.environ.get("RANK", 0))
@@ -52,8 +63,8 @@ def setup():
     # torchrun sets these; without it this is a world of one and any free port will do.
     os.environ.setdefault("MASTER_ADDR", "localhost")
     os.environ.setdefault("MASTER_PORT", "0")
-    use_nccl = torch.cuda.device_count() >= local_world_size
-    device = torch.device("cuda", local_rank) if use_nccl else torch.device("cpu")
+    device = choose_device(local_rank, local_world_size)
+    use_nccl = device.type == "cuda"
     if use_nccl:
         torch.cuda.set_device(device)
     dist.init_process_group(
