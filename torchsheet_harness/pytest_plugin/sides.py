@@ -36,6 +36,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 
 SHEET = {
+    "tests/test_dcp_reshard_rerun.py": "runs the DCP snippet twice in one folder under torchrun",
     "tests/test_distributed_eval.py": "runs the DDP snippets' evaluation under torchrun",
     "tests/test_gpu_host.py": "patches torch internals (BackendConfig, FSDP2's default mesh)",
     "tests/test_multinode.py": "runs the launching page's commands with real torchrun agents",
