@@ -19,6 +19,11 @@ from importlib import metadata
 
 from .results import Environment, environment_key
 
+# Where distributions are looked up: the import path as the harness was loaded. Pages extend it
+# as they run (importing setuptools adds its vendored packages), which is no change of the
+# environment.
+_IMPORT_PATH = list(sys.path)
+
 
 def current() -> Environment:
     """This process's torch, CUDA build, device and Python."""
@@ -38,10 +43,10 @@ def current() -> Environment:
 
 
 def installed_distributions() -> list[str]:
-    """'name==version' of every distribution this interpreter can import, sorted."""
+    """'name==version' of every distribution on the import path the harness started with."""
     found = {
         f"{(dist.metadata['Name'] or '').lower()}=={dist.version}"
-        for dist in metadata.distributions()
+        for dist in metadata.distributions(path=_IMPORT_PATH)
     }
     return sorted(found)
 
