@@ -1,6 +1,7 @@
 """``--torchsheet-reuse``: a page whose recorded pass still holds is not run again.
 
-One planted project, five pytest sub-runs: the first records every page; the next ones plant a
+One planted project, five pytest sub-runs: the first records every page (and names its slow
+block); the next ones plant a
 change in each part of the reuse key (the page, an included snippet, the harness's conftest.py,
 an installed distribution) and check that exactly the pages it touches run again, with why,
 while a page whose record failed always runs. The harness's own code is checked by digest.
@@ -22,7 +23,7 @@ from torchsheet_harness import results, reuse_key
 from torchsheet_harness.pytest_plugin import reuse
 
 REUSE = "torchsheet_harness.pytest_plugin.reuse"
-PAGES = {
+PAGES = {  # and extends.md (the project fixture)
     "plain.md": "# Plain\n\nA page.\n\n```python\n>>> 2 + 2\n4\n```\n",
     "edited.md": "# Edited\n\nA page.\n\n```python\n>>> 3 + 3\n6\n```\n",
     "failing.md": "# Failing\n\nA page.\n\n```python\n>>> 1 + 1\n3\n```\n",
@@ -40,7 +41,24 @@ def project(tmp_path_factory: pytest.TempPathFactory) -> Path:
         (root / "docs" / name).write_text(text)
     (root / "snippets").mkdir()
     (root / "snippets" / "check.py").write_text(SNIPPET)
+    # A page that puts a distribution on the import path as it runs (importing setuptools adds
+    # its vendored ones): the environment did not change, the next run reuses every page.
+    appended = installed(root / "appended", "appended-dist")
+    block = f">>> import sys\n>>> sys.path.append({str(appended)!r})\n"
+    (root / "docs" / "extends.md").write_text(f"# Extends\n\nA page.\n\n```python\n{block}```\n")
+    # A CPU block over its budget (10 s in process): named, with its seconds, not failed.
+    (root / "docs" / "slow.md").write_text(
+        "# Slow\n\nA page.\n\n```python\n>>> import time\n>>> time.sleep(10.5)\n```\n"
+    )
     return root
+
+
+def installed(site: Path, name: str) -> Path:
+    """``site``, a folder holding the metadata of a distribution ``name`` 1.0."""
+    info = site / f"{name.replace('-', '_')}-1.0.dist-info"
+    info.mkdir(parents=True)
+    (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {name}\nVersion: 1.0\n")
+    return site
 
 
 def run(root: Path, *args: str, extra_path: Path | None = None) -> tuple[str, float]:
@@ -74,7 +92,13 @@ def recorded(root: Path) -> dict:
 
 def test_each_part_of_the_key_reruns_the_pages_it_touches(project: Path) -> None:
     first, _ = run(project)
-    assert ran(first) == set(PAGES), first
+    everything = {*PAGES, "extends.md"}
+    assert ran(first) == {*everything, "slow.md"}, first
+    slow = re.search(
+        r"^torchsheet: slow block docs/slow\.md:5 took (\S+) s \(budget 10 s in", first, re.M
+    )
+    assert slow and float(slow[1]) >= 10.5 and "1 failed, 5 passed" in first, first
+    (project / "docs" / "slow.md").unlink()  # not again in the runs below
     entries = recorded(project)["pages"]
     assert "reuse" in entries["plain.md"] and "seconds" in entries["plain.md"]["blocks"]["5"]
     assert entries["snippet.md"]["reuse"]["includes"] == {
@@ -83,7 +107,7 @@ def test_each_part_of_the_key_reruns_the_pages_it_touches(project: Path) -> None
 
     # Nothing changed: every passing page is reused; the failed one runs again.
     unchanged, _ = run(project)
-    assert reused(unchanged) == {"plain.md", "edited.md", "snippet.md"}, unchanged
+    assert reused(unchanged) == {"plain.md", "edited.md", "snippet.md", "extends.md"}, unchanged
     assert ran(unchanged) == {"failing.md"}
     assert "re-running docs/failing.md: its record failed (the block at line 5)" in unchanged
     kept = recorded(project)["pages"]
@@ -96,22 +120,17 @@ def test_each_part_of_the_key_reruns_the_pages_it_touches(project: Path) -> None
     assert ran(edits) == {"edited.md", "snippet.md", "failing.md"}, edits
     assert "re-running docs/edited.md: the page changed" in edits
     assert "re-running docs/snippet.md: an included file changed (snippets/check.py)" in edits
-    assert reused(edits) == {"plain.md"}
+    assert reused(edits) == {"plain.md", "extends.md"}
 
     # The harness: the project's conftest.py (the package's own files: the digest test below).
     (project / "conftest.py").write_text(conftest(PLUGIN, RECORDER, REUSE) + "# edited\n")
     harness, _ = run(project)
-    assert ran(harness) == set(PAGES) and reused(harness) == set(), harness
+    assert ran(harness) == everything and reused(harness) == set(), harness
     assert "re-running docs/plain.md: the harness's code changed" in harness
 
     # The environment: one more installed distribution.
-    site = project / "site"
-    (site / "planted_dist-1.0.dist-info").mkdir(parents=True)
-    (site / "planted_dist-1.0.dist-info" / "METADATA").write_text(
-        "Metadata-Version: 2.1\nName: planted-dist\nVersion: 1.0\n"
-    )
-    environment, _ = run(project, extra_path=site)
-    assert ran(environment) == set(PAGES) and reused(environment) == set(), environment
+    environment, _ = run(project, extra_path=installed(project / "site", "planted-dist"))
+    assert ran(environment) == everything and reused(environment) == set(), environment
     assert "re-running docs/plain.md: the environment changed" in environment
 
 
