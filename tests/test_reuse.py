@@ -109,7 +109,7 @@ def test_each_part_of_the_key_reruns_the_pages_it_touches(project: Path) -> None
     unchanged, _ = run(project)
     assert reused(unchanged) == {"plain.md", "edited.md", "snippet.md", "extends.md"}, unchanged
     assert ran(unchanged) == {"failing.md"}
-    assert "re-running docs/failing.md: its record failed (the block at line 5)" in unchanged
+    assert "not reused docs/failing.md: its record failed (the block at line 5)" in unchanged
     kept = recorded(project)["pages"]
     assert kept["plain.md"] == entries["plain.md"]  # the reused record stays as it was
 
@@ -118,20 +118,20 @@ def test_each_part_of_the_key_reruns_the_pages_it_touches(project: Path) -> None
     (project / "snippets" / "check.py").write_text(SNIPPET + "assert total > 5\n")
     edits, _ = run(project)
     assert ran(edits) == {"edited.md", "snippet.md", "failing.md"}, edits
-    assert "re-running docs/edited.md: the page changed" in edits
-    assert "re-running docs/snippet.md: an included file changed (snippets/check.py)" in edits
+    assert "not reused docs/edited.md: the page changed" in edits
+    assert "not reused docs/snippet.md: an included file changed (snippets/check.py)" in edits
     assert reused(edits) == {"plain.md", "extends.md"}
 
     # The harness: the project's conftest.py (the package's own files: the digest test below).
     (project / "conftest.py").write_text(conftest(PLUGIN, RECORDER, REUSE) + "# edited\n")
     harness, _ = run(project)
     assert ran(harness) == everything and reused(harness) == set(), harness
-    assert "re-running docs/plain.md: the harness's code changed" in harness
+    assert "not reused docs/plain.md: the harness's code changed" in harness
 
     # The environment: one more installed distribution.
     environment, _ = run(project, extra_path=installed(project / "site", "planted-dist"))
     assert ran(environment) == everything and reused(environment) == set(), environment
-    assert "re-running docs/plain.md: the environment changed" in environment
+    assert "not reused docs/plain.md: the environment changed" in environment
 
 
 def test_the_harness_digest_covers_every_module(tmp_path: Path) -> None:

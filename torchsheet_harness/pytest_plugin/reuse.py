@@ -5,8 +5,8 @@ of the collection, when its entry in this run's results file (the one the run wo
 :func:`.recorder.recorded_path`) is a whole-page pass recorded with the same page source, the
 same included files, the same harness code and the same environment (:mod:`..reuse_key`). Its
 entry stays in the file as it was, so the site keeps showing the page verified from that
-record. Every other page runs, with the reason printed when it had a record. A page named on
-the command line (``pytest docs/x.md``) always runs.
+record. Every other selected page runs, with the reason printed when it had a record ("not
+reused"). A page named on the command line (``pytest docs/x.md``) always runs.
 
 Each page reused is printed with the date of its record. Under pytest-xdist every process
 decides from the same file, read before anything runs. CI never reuses: the option is refused
@@ -62,7 +62,11 @@ class PageReuse:
             return
         inputs = (reuse_key.harness_digest(config.rootpath), environment.fingerprint(found))
         docs = config.rootpath / "docs"
+        base = config.invocation_params.dir
+        named = {(base / arg.split("::")[0]).resolve() for arg in config.args}
         for page in page_files(docs):
+            if page.resolve() in named or not named & {*page.resolve().parents}:
+                continue  # pytest collects a file named on its command line; or not selected
             name = page.relative_to(docs).as_posix()
             entry = data["pages"].get(name)
             now = reuse_key.reuse_inputs(page, config.rootpath, *inputs)
@@ -74,7 +78,7 @@ class PageReuse:
                     f"torchsheet: reused {shown}: its pass of {entry.get('finished')}"
                 )
             elif entry is not None:
-                self.lines.append(f"torchsheet: re-running {shown}: {why}")
+                self.lines.append(f"torchsheet: not reused {shown}: {why}")
 
     def pytest_ignore_collect(self, collection_path: Path) -> bool | None:
         return True if collection_path.resolve() in self.reused else None
