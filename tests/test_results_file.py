@@ -85,6 +85,9 @@ def test_written_by_the_xdist_controller_per_page_in_blocks(project: pytest.Pyte
     assert set(pages) == {"section/a.md", "section/b.md"}
     a, b = pages["section/a.md"], pages["section/b.md"]
     assert outcomes(data, "section/a.md") == {5: "passed", 12: "skipped", 20: "skipped"}
+    # Each block's seconds: its examples' setup, call and teardown; the rest is its result.
+    seconds = {line: block.pop("seconds") for line, block in a["blocks"].items()}
+    assert all(isinstance(value, float) and 0 <= value < 60 for value in seconds.values())
     assert a["blocks"]["12"] == {  # one block of two >>> lines: one entry
         "outcome": "skipped",
         "reason": "needs CUDA, found 0 CUDA GPUs",

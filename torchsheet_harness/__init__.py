@@ -7,8 +7,11 @@ Data flows one way, page → block → example → evaluator → result → site
   line, section, requirement, not-run reason), set once by the parser on every region.
 - :mod:`.run`: evaluators, subprocesses that cannot outlive their test, torchrun and Slurm.
 - :mod:`.checks`: the collection audit, the page linter, the self-contained GPU-block rule.
-- :mod:`.pytest_plugin`: markers, skip locations, the summary line, the results recorder.
+- :mod:`.pytest_plugin`: markers, skip locations, the summary line, the results recorder, the
+  xdist schedule, slow blocks, page reuse.
 - :mod:`.results`: the results file's format, path and page digest (neither pytest nor Sphinx).
+- :mod:`.environment`: what a run runs on (the results file's key) and its fingerprint;
+  :mod:`.reuse_key`: what a page's recorded pass depends on (``--torchsheet-reuse``).
 - :mod:`.sphinx_ext`: badges, status lines and the page overview on the built site.
 
 :mod:`.locations` names places ('docs/page.md:42') and which files are pages. The site's own

@@ -12,9 +12,16 @@ checked on read and on write; a file of another schema counts as none)::
                      "gpus": 0, "python": "3.11.7"},
      "last_run": {"args": [...], "finished": "2026-01-01 12:00 UTC"},
      "pages": {"tensors/creating.md": {"sha256": ..., "finished": ..., "errors": 0,
-               "blocks": {"12": {"outcome": "passed"},
+               "reuse": {...},
+               "blocks": {"12": {"outcome": "passed", "seconds": 0.41},
                           "40": {"outcome": "skipped", "reason": "needs CUDA, found 0 CUDA GPUs",
-                                 "requires": "CUDA"}}}}}
+                                 "requires": "CUDA"}}}},
+     "tests": {"tests/test_html.py::test_build": 11.2}}
+
+``seconds``: what a block's examples took (setup, call and teardown summed); ``tests``: the same
+per harness test, which are no blocks; both feed the xdist schedule. ``reuse``: what the page's
+recorded pass depends on, written only by a run that ran the page whole
+(:mod:`.reuse_key`; ``--torchsheet-reuse`` compares it).
 
 A block (keyed by the line of its opening fence) is recorded only when every example of it ran,
 so a run that selects part of a page (``-k``, ``-m gpu``) records the blocks it ran and no
@@ -71,6 +78,7 @@ class BlockEntry(TypedDict, total=False):
     reason: str  # why it was skipped
     requires: str  # the requirement label ('CUDA', '2 GPUs'), for a block gated on hardware
     not_run: bool  # exempted with '% not-run:'
+    seconds: float  # the block's examples, setup to teardown
 
 
 class PageEntry(TypedDict, total=False):
@@ -78,13 +86,18 @@ class PageEntry(TypedDict, total=False):
     finished: str
     errors: int  # collection errors: the page could not be turned into examples
     blocks: dict[str, BlockEntry]  # the line of the block's opening fence -> its result
+    reuse: dict[str, Any]  # the inputs of a whole-page run (:mod:`.reuse_key`)
 
 
-class Results(TypedDict):
+class _Required(TypedDict):
     schema: int
     environment: Environment
     last_run: dict[str, Any]
     pages: dict[str, PageEntry]
+
+
+class Results(_Required, total=False):
+    tests: dict[str, float]  # harness test node id -> seconds
 
 
 @dataclass(frozen=True)
@@ -95,6 +108,7 @@ class Outcome:
     reason: str = ""
     requires: str = ""  # the requirement label, for a block gated on hardware
     not_run: bool = False  # exempted with '% not-run:'
+    seconds: float | None = None  # the whole block's, once known
 
 
 def block_outcome(outcomes: Iterable[Outcome]) -> Outcome | None:
@@ -110,6 +124,8 @@ def block_entry(outcome: Outcome) -> BlockEntry:
             entry["not_run"] = True
         elif outcome.requires:
             entry["requires"] = outcome.requires
+    if outcome.seconds is not None:
+        entry["seconds"] = round(outcome.seconds, 3)
     return entry
 
 
@@ -228,28 +244,35 @@ def merge_page(previous: PageEntry | None, new: PageEntry) -> PageEntry:
     blocks = {**previous.get("blocks", {}), **new.get("blocks", {})}
     merged = PageEntry(**{**previous, **new})
     merged["blocks"] = dict(sorted(blocks.items(), key=lambda item: int(item[0])))
+    if "reuse" not in new:  # a partial run: the blocks no longer all ran with one set of inputs
+        merged.pop("reuse", None)
     return merged
 
 
 def write_results(
-    path: Path, environment: Environment, pages: dict[str, PageEntry], run: dict[str, Any]
+    path: Path,
+    environment: Environment,
+    pages: dict[str, PageEntry],
+    run: dict[str, Any],
+    tests: dict[str, float] | None = None,
 ) -> None:
-    """Merge ``pages`` into the file at ``path`` (other pages and blocks stay), atomically.
+    """Merge ``pages`` and ``tests`` into the file at ``path`` (the rest stays), atomically.
 
     A file of another environment at ``path`` is replaced, never mixed with this one.
     """
     environment = Environment(**{**environment, "key": environment_key(environment)})
     previous = read_results(path)
     if previous is None or previous["environment"].get("key") != environment["key"]:
-        previous_pages: dict[str, PageEntry] = {}
-    else:
-        previous_pages = previous["pages"]
+        previous = None
+    previous_pages = previous["pages"] if previous else {}
     merged = dict(previous_pages)
     for page, entry in pages.items():
         merged[page] = merge_page(previous_pages.get(page), entry)
     data = Results(
         schema=SCHEMA, environment=environment, last_run=run, pages=dict(sorted(merged.items()))
     )
+    if recorded_tests := {**(previous or {}).get("tests", {}), **(tests or {})}:
+        data["tests"] = dict(sorted(recorded_tests.items()))
     path.parent.mkdir(parents=True, exist_ok=True)
     temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     temporary.write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")

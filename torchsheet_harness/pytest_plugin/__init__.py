@@ -91,7 +91,8 @@ def block_of_item(item: pytest.Item) -> BlockInfo | None:
 
 
 def block_of_report(report: pytest.TestReport) -> dict[str, Any] | None:
-    """The block a report is about: line, section, requires (badge label), not_run (reason)."""
+    """The block a report is about: line, section, requires (badge label), launched (run as
+    processes), gpus, not_run (reason)."""
     return dict(report.user_properties).get(BLOCK_PROPERTY)
 
 
@@ -126,6 +127,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             item.add_marker(pytest.mark.timeout(timeout))
         requires = "" if requirement.is_cpu_only else requirement.label
         described = {"line": block.line, "section": block.section, "requires": requires}
+        described |= {"launched": not runs_in_process(item.example), "gpus": requirement.gpus}
         item.user_properties.append((BLOCK_PROPERTY, {**described, "not_run": block.not_run}))
 
 

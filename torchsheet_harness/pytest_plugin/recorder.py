@@ -14,6 +14,10 @@ of replacing it.
   records only a failure it saw. The terminal summary says how many blocks were recorded.
 - Merged per page and block: pages and blocks this run did not touch keep their previous entry
   while the page source is unchanged.
+- Timed: each block's seconds (its examples' setup, call and teardown), each harness test's
+  seconds (``tests``, which the xdist schedule reads too), and for a page the run ran whole, the
+  inputs ``--torchsheet-reuse`` compares (:mod:`..reuse_key`). Slow blocks are named in the
+  terminal summary (:mod:`.timings`).
 
 ``--torchsheet-expect-gpu`` (what ``nox -s gpu`` passes) turns a GPU run that tests nothing into
 a failure: no CUDA device visible, a CPU build of torch, or every selected block skipped.
@@ -21,17 +25,18 @@ a failure: no CUDA device visible, a CPU build of torch, or every selected block
 
 from __future__ import annotations
 
-import platform
-from collections import Counter
+import dataclasses
+from collections import Counter, defaultdict
 from datetime import datetime, timezone
 from pathlib import Path
 
 import pytest
 from sybil.integration.pytest import SybilItem
 
-from .. import results
+from .. import environment as environments
+from .. import results, reuse_key
 from ..pages.parser import block_of
-from . import block_of_report
+from . import block_of_report, timings
 
 EXAMPLES_PROPERTY = "torchsheet_block_examples"
 
@@ -82,6 +87,10 @@ class RunRecord:
         self.blocks: dict[str, dict[int, dict[str, results.Outcome]]] = {}  # page→line→id→report
         self.examples: dict[tuple[str, int], int] = {}  # (page, line) → examples in the block
         self.collection_errors: set[str] = set()
+        self.seconds: defaultdict[tuple[str, int], float] = defaultdict(float)  # (page, line)
+        self.call_seconds: defaultdict[tuple[str, int], float] = defaultdict(float)  # no setup
+        self.described: dict[tuple[str, int], dict] = {}  # (page, line) → the block property
+        self.tests: defaultdict[str, float] = defaultdict(float)  # harness test id → seconds
 
     def page_of(self, nodeid: str) -> str | None:
         """'tensors/creating.md' for a page example's node id; None for other tests."""
@@ -96,8 +105,14 @@ class RunRecord:
     def add(self, report: pytest.TestReport) -> None:
         page, block = self.page_of(report.nodeid), block_of_report(report)
         if page is None or block is None:
+            if page is None and "::" in report.nodeid:
+                self.tests[report.nodeid] += report.duration
             return
         line = block["line"]
+        self.seconds[page, line] += report.duration
+        if report.when == "call":
+            self.call_seconds[page, line] += report.duration
+        self.described[page, line] = block
         examples = dict(report.user_properties).get(EXAMPLES_PROPERTY)
         if examples is not None:
             self.examples[page, line] = examples
@@ -123,11 +138,14 @@ class RunRecord:
             expected = self.examples.get((page, line))
             complete = expected is not None and len(reports) >= expected
             if outcome is not None and (complete or outcome.outcome in ("failed", "errors")):
-                found[line] = outcome
+                found[line] = dataclasses.replace(outcome, seconds=self.seconds[page, line])
         return found
 
-    def entries(self, finished: str) -> dict[str, results.PageEntry]:
-        """The results file's entry for every page this run recorded a block of."""
+    def entries(
+        self, finished: str, inputs: tuple[str, str] | None = None
+    ) -> dict[str, results.PageEntry]:
+        """The results file's entry for every page this run recorded a block of; ``inputs``
+        (the harness's and the environment's digests): add ``reuse`` to whole-page runs."""
         pages = {}
         for page in sorted(set(self.blocks) | self.collection_errors):
             blocks = self.block_results(page)
@@ -137,6 +155,9 @@ class RunRecord:
             source = self.docs_dir / page
             digest = results.page_digest(source) if source.is_file() else None
             pages[page] = results.page_entry(blocks, digest, finished, errors)
+            whole = digest and set(reuse_key.page_blocks(source)[0]) <= set(blocks)
+            if inputs and whole and not errors:
+                pages[page]["reuse"] = reuse_key.reuse_inputs(source, self.rootdir, *inputs)
         return pages
 
 
@@ -146,48 +167,18 @@ def _skip_reason(report: pytest.TestReport) -> str:
     return str(report.longrepr)
 
 
-def environment() -> results.Environment:
-    """This process's torch, CUDA build, device and Python."""
-    import torch
+environment = environments.current  # this process's torch, CUDA build, device and Python
+gpu_run_refusal = environments.gpu_run_refusal
 
-    from ..pages.requirements import cuda_device_count
 
-    gpus = cuda_device_count()
-    found = results.Environment(
-        torch=torch.__version__,
-        cuda=torch.version.cuda,
-        device=torch.cuda.get_device_name(0) if gpus else "CPU",
-        gpus=gpus,
-        python=platform.python_version(),
+def recorded_path(config: pytest.Config, found: results.Environment) -> Path | None:
+    """The results file this run writes (and ``--torchsheet-reuse`` and the schedule read)."""
+    return results.output_path(
+        config.getoption("--torchsheet-results", None),
+        docs=config.rootpath / "docs",
+        environment=found,
+        option_base=config.invocation_params.dir,
     )
-    return results.Environment(**found, key=results.environment_key(found))
-
-
-def gpu_run_refusal(
-    environment: results.Environment, outcomes: Counter[str] | None = None
-) -> str | None:
-    """Why a run meant to test CUDA blocks tested nothing; None when it did.
-
-    ``outcomes``: the selected blocks' outcomes ('passed', 'failed', 'skipped', ...), or None
-    before the run (only the machine is checked then).
-    """
-    if not environment.get("cuda"):
-        return (
-            f"torch {environment.get('torch')} is a CPU build: install a CUDA build of torch "
-            "(e.g. TORCH_SPEC=torch==2.13.0 from PyPI on Linux, without the CPU index)"
-        )
-    if not environment.get("gpus"):
-        return (
-            f"no CUDA device visible (torch {environment.get('torch')}, CUDA "
-            f"{environment.get('cuda')}): check the driver and CUDA_VISIBLE_DEVICES"
-        )
-    if outcomes is None:
-        return None
-    ran = sum(count for outcome, count in outcomes.items() if outcome != "skipped")
-    if not ran:
-        skipped = outcomes.get("skipped", 0)
-        return f"every selected block was skipped ({skipped} skipped, none ran)"
-    return None
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -218,11 +209,14 @@ class ResultsRecorder:
     def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
         record = self.record
         finished = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
-        pages = record.entries(finished)
+        self.summary.extend(timings.slow_blocks(record.call_seconds, record.described))
         expect_gpu = self.config.getoption("--torchsheet-expect-gpu")
-        if not pages and not expect_gpu:
-            return  # nothing to record (a run of tests/ only): no torch import, no CUDA context
+        if not record.blocks and not record.collection_errors and not record.tests:
+            if not expect_gpu:
+                return  # nothing to record: no torch import, no CUDA context
         found = environment()
+        harness = reuse_key.harness_digest(self.config.rootpath)
+        pages = record.entries(finished, (harness, environments.fingerprint(found)))
         if expect_gpu:
             outcomes = Counter(
                 block["outcome"] for page in pages.values() for block in page["blocks"].values()
@@ -231,22 +225,19 @@ class ResultsRecorder:
                 self.summary.append(f"torchsheet GPU run refused: {why}")
                 if session.exitstatus in (pytest.ExitCode.OK, pytest.ExitCode.NO_TESTS_COLLECTED):
                     session.exitstatus = pytest.ExitCode.TESTS_FAILED  # not over an interrupt
-        if not pages:
+        if not pages and not record.tests:
             return
-        option = self.config.getoption("--torchsheet-results")
-        base = self.config.invocation_params.dir
-        path = results.output_path(
-            option, docs=record.docs_dir, environment=found, option_base=base
-        )
+        path = recorded_path(self.config, found)
         if path is None:
             self.summary.append("torchsheet: block results not recorded: disabled (empty path)")
             return
         run = {"args": list(self.config.invocation_params.args), "finished": finished}
-        results.write_results(path, found, pages, run)
+        tests = {nodeid: round(seconds, 3) for nodeid, seconds in record.tests.items()}
+        results.write_results(path, found, pages, run, tests)
         blocks = sum(len(page["blocks"]) for page in pages.values())
-        self.summary.append(
-            f"torchsheet: results of {blocks} blocks on {len(pages)} pages recorded in {path}"
-        )
+        timed = f" and the durations of {len(tests)} tests" if tests else ""
+        recorded = f"results of {blocks} blocks on {len(pages)} pages{timed}"
+        self.summary.append(f"torchsheet: {recorded} recorded in {path}")
 
     def pytest_terminal_summary(self, terminalreporter) -> None:
         for line in self.summary:

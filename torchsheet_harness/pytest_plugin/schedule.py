@@ -8,39 +8,35 @@ them can keep a worker busy long after the other has run out of work. Here the f
 by their expected cost instead, the longest first (the classic longest-processing-time rule), and
 xdist's reorder is turned off so that it keeps this order.
 
-The expected cost of a file is an estimate from its launches (``distributed`` and ``slurm``
-items), or, for the harness test files that start sub-processes of their own, the figure measured
-for them (``MEASURED``). It is deliberately not the last run's durations: those include waits
-(the Slurm cluster's machine lock, the shared site build) that moving a file earlier would make
-longer, and the same order on every run keeps runs comparable. ``LAST`` files go at the end
-whatever their cost (a wait they would otherwise spend idle). The order only decides who starts
-what first: it changes no result. Items keep their order within a file (a page's blocks run top
-to bottom), and without xdist (``-n 0``) nothing is reordered.
+The expected cost of a file is the sum of its items' last recorded durations: per page block and
+per harness test, as the results file of this run's environment holds them (the file the run
+writes, :func:`.recorder.recorded_path`; ``seconds`` of each block, ``tests`` per test id). An
+item with no recorded duration is estimated from its markers: a launch (``distributed``,
+``slurm``) costs ``LAUNCH_SECONDS`` or ``SLURM_SECONDS``, any other page example
+``EXAMPLE_SECONDS`` and a harness test ``TEST_SECONDS``. On a fresh clone (CI included:
+``docs/_build/results/`` is not committed) nothing is recorded and the estimate orders every
+file. Recorded durations include waits (a machine lock, a shared site build), so the order can
+change from one run to the next; it only decides who starts what first and changes no result.
+``LAST`` files go at the end whatever their cost (a wait they would otherwise spend idle). Items
+keep their order within a file (a page's blocks run top to bottom), and without xdist (``-n 0``)
+nothing is reordered.
 """
 
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Hashable
 
 import pytest
 
+from .. import environment, results
+from . import block_of_item
+from .recorder import recorded_path
+
 LAUNCH_SECONDS = 5.0  # one torchrun launch of two ranks on a busy 2-core machine
 SLURM_SECONDS = 8.0  # a Slurm block: a private cluster started and stopped, and its job
-# Harness test files that start sub-processes (pytest sub-runs, interpreters, launches), in
-# seconds summed over their tests on 2 cores under -n 2. These are figures for the order, not the
-# files' true costs: with the true costs (copy-paste 116 s, results file 29 s, launcher 25 s,
-# update-outputs 23 s, measured 2026-12-01) the heavy files all start together, one per worker,
-# and the whole run took 258-263 s against 238-243 s with this order (runs side by side).
-MEASURED = {
-    "tests/test_results_file.py": 100.0,
-    "tests/test_copy_paste.py": 76.0,
-    "tests/test_torchrun_launcher.py": 45.0,
-    "tests/test_readme_install.py": 20.0,
-    "tests/test_html.py": 20.0,
-    "tests/test_harness_faults.py": 15.0,
-    "tests/test_browser.py": 15.0,
-    "tests/test_page_isolation.py": 5.0,
-}
+EXAMPLE_SECONDS = 0.05  # a page example run in process
+TEST_SECONDS = 1.0  # a harness test: many start a pytest, an interpreter or a launch
 # Handed out last: test_slurm.py starts a cluster of its own (a few seconds), and one private
 # cluster runs per machine at a time. Started while the Slurm page's blocks run on the other
 # worker, it waited for them (measured: 18-22 s, against 3.5 s alone); last, the page is done.
@@ -51,19 +47,45 @@ def file_of(nodeid: str) -> str:
     return nodeid.split("::", 1)[0]
 
 
-def estimate(items: list[pytest.Item]) -> dict[str, float]:
-    """Expected seconds per file, from markers and the measured figures."""
+def duration_key(item: pytest.Item) -> Hashable:
+    """What a duration is recorded for: a page block ('docs/x.md', line), else the test id."""
+    block = block_of_item(item)
+    return (file_of(item.nodeid), block.line) if block is not None else item.nodeid
+
+
+def recorded_durations(config: pytest.Config) -> dict[Hashable, float]:
+    """The durations of this environment's results file, by :func:`duration_key`; {}: none."""
+    data = results.read_results(recorded_path(config, environment.current()))
+    if data is None:
+        return {}
+    found: dict[Hashable, float] = dict(data.get("tests", {}))
+    for page, entry in data["pages"].items():
+        for line, block in entry.get("blocks", {}).items():
+            if "seconds" in block:
+                found[f"docs/{page}", int(line)] = block["seconds"]
+    return found
+
+
+def estimate(item: pytest.Item) -> float:
+    """Expected seconds of an item without a recorded duration, from its markers."""
+    if item.get_closest_marker("slurm"):
+        return SLURM_SECONDS
+    if item.get_closest_marker("distributed"):
+        return LAUNCH_SECONDS
+    return EXAMPLE_SECONDS if file_of(item.nodeid).endswith(".md") else TEST_SECONDS
+
+
+def expected_seconds(items: list[pytest.Item], recorded: dict[Hashable, float]) -> dict[str, float]:
+    """Expected seconds per file: recorded durations, estimates where none is recorded."""
     cost: dict[str, float] = defaultdict(float)
+    counted: set[Hashable] = set()
     for item in items:
-        path = file_of(item.nodeid)
-        cost[path] += 0.05
-        if item.get_closest_marker("slurm"):
-            cost[path] += SLURM_SECONDS
-        elif item.get_closest_marker("distributed"):
-            cost[path] += LAUNCH_SECONDS
-    for path, seconds in MEASURED.items():
-        if path in cost:
-            cost[path] = seconds
+        key = duration_key(item)
+        if key not in recorded:
+            cost[file_of(item.nodeid)] += estimate(item)
+        elif key not in counted:  # a block's examples share its one duration
+            counted.add(key)
+            cost[file_of(item.nodeid)] += recorded[key]
     return cost
 
 
@@ -81,7 +103,7 @@ def pytest_configure(config: pytest.Config) -> None:
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     if not hasattr(config, "workerinput"):
         return  # not an xdist worker: run in the usual order
-    cost = estimate(items)
+    cost = expected_seconds(items, recorded_durations(config))
     files = [file_of(item.nodeid) for item in items]
     first_seen = {path: index for index, path in reversed(list(enumerate(files)))}
 

@@ -5,6 +5,7 @@
 - :mod:`.verdicts`: the results files merged per page and block (no Sphinx in it).
 - :mod:`.status`: the line under each page's purpose sentence: the environments that verified it.
 - :mod:`.overview`: ``{page-overview}`` and the purpose sentence as the meta description.
+- :mod:`.run_times`: ``{run-times}``, per page and environment the time taken, slowest blocks.
 - :mod:`.quick_reference` (with :mod:`.sheet_markers`, :mod:`.sheet_store`,
   :mod:`.pitfalls_index`): ``{quick-reference}`` and ``{pitfalls}``, built from the blocks marked
   ``% quickref:`` and ``% pitfall:`` on the pages.
@@ -22,7 +23,7 @@ from typing import Any
 from docutils import nodes
 from sphinx.application import Sphinx
 
-from . import badges, copy_text, overview, quick_reference, status
+from . import badges, copy_text, overview, quick_reference, run_times, status
 
 
 def skip_node(self: Any, node: nodes.Element) -> None:
@@ -37,6 +38,7 @@ def setup(app: Sphinx) -> dict[str, Any]:
     app.add_node(status.page_status, html=(status.visit_status_html, None), **no_html)
     app.add_node(overview.page_overview, html=(overview.visit_overview_html, None), **no_html)
     app.add_directive("page-overview", overview.PageOverview)
+    app.add_directive("run-times", run_times.RunTimes)
     # After sphinx-copybutton's own config-inited (priority 500): the copied text pastes at the
     # classic prompt too.
     app.connect("config-inited", copy_text.wrap_copybutton, priority=900)

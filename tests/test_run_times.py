@@ -1,0 +1,63 @@
+"""Run times: the slow-block lines of a run and the verification page's ``{run-times}`` table."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from torchsheet_harness import results
+from torchsheet_harness.pytest_plugin import timings
+from torchsheet_harness.sphinx_ext import run_times
+
+CPU = results.Environment(torch="2.13.0+cpu", device="CPU", gpus=0, python="3.11.7")
+NEWER = results.Environment(torch="2.14.1+cpu", device="CPU", gpus=0, python="3.11.7")
+
+
+def test_cpu_blocks_over_their_budget_are_named() -> None:
+    seconds = {("a.md", 5): 10.5, ("a.md", 9): 9.9, ("b.md", 3): 61.0, ("b.md", 8): 59.0}
+    seconds |= {("c.md", 4): 300.0}
+    described = {
+        ("b.md", 3): {"launched": True},
+        ("b.md", 8): {"launched": True},
+        ("c.md", 4): {"gpus": 1},  # a GPU block: the GPU runner's time, not judged
+    }
+    assert timings.slow_blocks(seconds, described) == [
+        "torchsheet: slow block docs/b.md:3 took 61.0 s (budget 60 s launched)",
+        "torchsheet: slow block docs/a.md:5 took 10.5 s (budget 10 s in process)",
+    ]
+
+
+def entry(docs: Path, page: str, finished: str, **seconds: float) -> results.PageEntry:
+    blocks = {int(line[1:]): results.Outcome("passed", seconds=s) for line, s in seconds.items()}
+    blocks[99] = results.Outcome("skipped", "needs CUDA", "CUDA", seconds=0.001)
+    return results.page_entry(blocks, results.page_digest(docs / page), finished)
+
+
+def test_the_table_lists_fresh_entries_per_page_and_environment(tmp_path: Path) -> None:
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "a.md").write_text("# A\n")
+    (docs / "b.md").write_text("# B\n")
+    older = entry(docs, "a.md", "2026-01-01 10:00 UTC", l5=9.0)
+    latest = entry(docs, "a.md", "2026-01-02 10:00 UTC", l5=1.0, l9=2.5, l12=0.5, l20=0.25)
+    stale = {**entry(docs, "b.md", "2026-01-02 10:00 UTC", l5=1.0), "sha256": "old source"}
+    found = [
+        results.Results(schema=2, environment=CPU, last_run={}, pages={"a.md": older}),
+        results.Results(
+            schema=2, environment=CPU, last_run={}, pages={"a.md": latest, "b.md": stale}
+        ),
+        results.Results(schema=2, environment=NEWER, last_run={}, pages={"a.md": older}),
+    ]
+    for data in found:
+        data["environment"]["key"] = results.environment_key(data["environment"])
+    rows = run_times.rows(found, docs)
+    # b.md's entry ran an older source: not listed. a.md: the latest entry per environment.
+    assert [(page, described) for page, described, _ in rows] == [
+        ("a.md", "torch 2.13.0 on CPU"),
+        ("a.md", "torch 2.14.1 on CPU"),
+    ]
+    assert run_times.cells(rows[0][2]) == (
+        "4",  # the skipped block is not run
+        "4.3",
+        "line 9: 2.50 s, line 5: 1.00 s, line 12: 0.50 s",
+        "2026-01-02 10:00 UTC",
+    )

@@ -1,0 +1,89 @@
+"""The environment a run runs in: what names its results file, and what else its outputs hang on.
+
+:func:`current` is the part that names the results file (torch, CUDA build, device, Python:
+:func:`..results.environment_key`). :func:`fingerprint` adds what can change an output without
+changing that name: torch's exact build, Python's build and every installed distribution with
+its version (sybil, pytest, numpy, ... and whatever a page imports); ``--torchsheet-reuse``
+re-runs every page when it differs from the one recorded. :func:`gpu_run_refusal` says why an
+environment cannot verify CUDA blocks.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import platform
+import sys
+from collections import Counter
+from importlib import metadata
+
+from .results import Environment, environment_key
+
+# Where distributions are looked up: the import path as the harness was loaded. Pages extend it
+# as they run (importing setuptools adds its vendored packages), which is no change of the
+# environment.
+_IMPORT_PATH = list(sys.path)
+
+
+def current() -> Environment:
+    """This process's torch, CUDA build, device and Python."""
+    import torch
+
+    from .pages.requirements import cuda_device_count
+
+    gpus = cuda_device_count()
+    found = Environment(
+        torch=torch.__version__,
+        cuda=torch.version.cuda,
+        device=torch.cuda.get_device_name(0) if gpus else "CPU",
+        gpus=gpus,
+        python=platform.python_version(),
+    )
+    return Environment(**found, key=environment_key(found))
+
+
+def installed_distributions() -> list[str]:
+    """'name==version' of every distribution on the import path the harness started with."""
+    found = {
+        f"{(dist.metadata['Name'] or '').lower()}=={dist.version}"
+        for dist in metadata.distributions(path=_IMPORT_PATH)
+    }
+    return sorted(found)
+
+
+def fingerprint(environment: Environment) -> str:
+    """sha256 of ``environment``, torch's build, Python's build and the installed versions."""
+    import torch
+
+    parts = {
+        "environment": {k: v for k, v in sorted(environment.items()) if k != "key"},
+        "torch_build": torch.version.git_version,
+        "python_build": [sys.version, platform.python_implementation(), sys.platform],
+        "distributions": installed_distributions(),
+    }
+    return hashlib.sha256(json.dumps(parts, sort_keys=True).encode()).hexdigest()
+
+
+def gpu_run_refusal(environment: Environment, outcomes: Counter[str] | None = None) -> str | None:
+    """Why a run meant to test CUDA blocks tested nothing; None when it did.
+
+    ``outcomes``: the selected blocks' outcomes ('passed', 'failed', 'skipped', ...), or None
+    before the run (only the machine is checked then).
+    """
+    if not environment.get("cuda"):
+        return (
+            f"torch {environment.get('torch')} is a CPU build: install a CUDA build of torch "
+            "(e.g. TORCH_SPEC=torch==2.13.0 from PyPI on Linux, without the CPU index)"
+        )
+    if not environment.get("gpus"):
+        return (
+            f"no CUDA device visible (torch {environment.get('torch')}, CUDA "
+            f"{environment.get('cuda')}): check the driver and CUDA_VISIBLE_DEVICES"
+        )
+    if outcomes is None:
+        return None
+    ran = sum(count for outcome, count in outcomes.items() if outcome != "skipped")
+    if not ran:
+        skipped = outcomes.get("skipped", 0)
+        return f"every selected block was skipped ({skipped} skipped, none ran)"
+    return None
