@@ -8,6 +8,8 @@
 - :mod:`.quick_reference` (with :mod:`.sheet_markers`, :mod:`.sheet_store`,
   :mod:`.pitfalls_index`): ``{quick-reference}`` and ``{pitfalls}``, built from the blocks marked
   ``% quickref:`` and ``% pitfall:`` on the pages.
+- :mod:`.errors_index` (with :mod:`.error_markers`): ``{errors}``, every message a block marked
+  ``% error:`` or ``% warning:`` shows torch raising, sorted, linked to its section.
 - :mod:`.copy_text`: the copy button's text also pastes at the classic ``python`` prompt.
 
 ``extensions = [..., "torchsheet_harness.sphinx_ext"]``; ``torchsheet_results`` names the
@@ -22,7 +24,7 @@ from typing import Any
 from docutils import nodes
 from sphinx.application import Sphinx
 
-from . import badges, copy_text, overview, quick_reference, status
+from . import badges, copy_text, errors_index, overview, quick_reference, status
 
 
 def skip_node(self: Any, node: nodes.Element) -> None:
@@ -53,4 +55,5 @@ def setup(app: Sphinx) -> dict[str, Any]:
     app.connect("env-merge-info", overview.merge_pages)
     app.connect("html-page-context", overview.add_meta_description)
     quick_reference.register(app, no_html)
+    errors_index.register(app, no_html)
     return {"version": "1", "parallel_read_safe": True, "parallel_write_safe": True}
