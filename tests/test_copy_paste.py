@@ -157,9 +157,12 @@ def shown_outputs(step: dict) -> list[str]:
 
 
 def expected_tracebacks(step: dict) -> int:
+    """The tracebacks a doctest block shows: one per example that raises, and any its message
+    carries (a DataLoader worker's "Original Traceback (most recent call last):")."""
     if step["kind"] != "doctest":
         return 0
-    return sum(ex.exc_msg is not None for ex in doctest.DocTestParser().get_examples(step["code"]))
+    examples = doctest.DocTestParser().get_examples(step["code"])
+    return sum(1 + ex.exc_msg.count(TRACEBACK) for ex in examples if ex.exc_msg is not None)
 
 
 @pytest.mark.parametrize("source", SOURCES, ids=lambda p: str(p.relative_to(DOCS)))

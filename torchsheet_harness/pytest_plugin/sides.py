@@ -51,6 +51,8 @@ HARNESS = {
     "tests/test_copy_paste.py": "the copy text at a prompt; its outputs are verified on every leg "
     "by the pages themselves",
     "tests/test_documented_commands.py": "the manuals' commands against the noxfile and pytest",
+    "tests/test_error_markers.py": "error and warning markers against the shown output, planted",
+    "tests/test_error_search.py": "the site search in Chromium finds each indexed message",
     "tests/test_gpu_blocks.py": "GPU blocks' names, read statically",
     "tests/test_gpu_selection.py": "-m gpu selection and skips on planted pages",
     "tests/test_harness_faults.py": "planted faults caught at page and line",
@@ -63,6 +65,8 @@ HARNESS = {
     "tests/test_readme_install.py": "the README's install line with an externally managed Python",
     "tests/test_results_file.py": "the results files' format and merging, on planted projects",
     "tests/test_schedule.py": "the xdist order",
+    "tests/test_reuse.py": "--torchsheet-reuse on planted projects",
+    "tests/test_run_times.py": "the run-times table and the slow-block line, planted",
     "tests/test_sheet_checks.py": "the build refuses bad excerpts and unlisted traps",
     "tests/test_sheet_markers.py": "quick-reference and pitfall markers in the build",
     "tests/test_sides.py": "this table",

@@ -9,6 +9,10 @@
 - :mod:`.quick_reference` (with :mod:`.sheet_markers`, :mod:`.sheet_store`,
   :mod:`.pitfalls_index`): ``{quick-reference}`` and ``{pitfalls}``, built from the blocks marked
   ``% quickref:`` and ``% pitfall:`` on the pages.
+- :mod:`.errors_index` (with :mod:`.error_markers`): ``{errors}``, every message a block marked
+  ``% error:`` or ``% warning:`` shows torch raising, sorted, linked to its section.
+- :mod:`.search_terms`: the search leaves out query words that start with a digit (a pasted
+  message's own sizes), as it leaves out numbers.
 - :mod:`.copy_text`: the copy button's text also pastes at the classic ``python`` prompt.
 
 ``extensions = [..., "torchsheet_harness.sphinx_ext"]``; ``torchsheet_results`` names the
@@ -23,7 +27,16 @@ from typing import Any
 from docutils import nodes
 from sphinx.application import Sphinx
 
-from . import badges, copy_text, overview, quick_reference, run_times, status
+from . import (
+    badges,
+    copy_text,
+    errors_index,
+    overview,
+    quick_reference,
+    run_times,
+    search_terms,
+    status,
+)
 
 
 def skip_node(self: Any, node: nodes.Element) -> None:
@@ -55,4 +68,6 @@ def setup(app: Sphinx) -> dict[str, Any]:
     app.connect("env-merge-info", overview.merge_pages)
     app.connect("html-page-context", overview.add_meta_description)
     quick_reference.register(app, no_html)
+    errors_index.register(app, no_html)
+    search_terms.register(app)
     return {"version": "1", "parallel_read_safe": True, "parallel_write_safe": True}

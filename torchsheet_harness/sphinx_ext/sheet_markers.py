@@ -66,15 +66,18 @@ class Pitfall:
     block_line: int
 
 
-def marked_blocks(document: nodes.document) -> list[tuple[nodes.comment, str, int, int]]:
-    """(comment, marker text, its line, the next fence's line) for every marker on the page."""
+def marked_blocks(
+    document: nodes.document, kinds: tuple[str, ...] = ("quickref:", "pitfall:")
+) -> list[tuple[nodes.comment, str, int, int]]:
+    """(comment, marker text, its line, the next fence's line) for every marker of ``kinds``
+    on the page."""
     source = Path(document["source"])
     page_lines = source.read_text(encoding="utf-8").splitlines() if source.is_file() else []
     found, cursor = [], 0
     for comment in document.findall(nodes.comment):
         for text in comment.astext().splitlines():
             text = text.strip()
-            if text.startswith(("quickref:", "pitfall:")):
+            if text.startswith(kinds):
                 # Comment nodes carry no reliable line: find the marker in the page, in order.
                 line = next(
                     (

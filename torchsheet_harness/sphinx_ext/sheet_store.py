@@ -1,7 +1,8 @@
 """What the marked pages recorded for the sheets, kept in the build environment, and its order.
 
-Per page, the excerpts and pitfalls its markers yield (:mod:`.sheet_markers`); which pages hold a
-``{quick-reference}`` (with its sections) or ``{pitfalls}``; the pages in reading order; and
+Per page, the excerpts and pitfalls its markers yield (:mod:`.sheet_markers`) and its error
+entries (:mod:`.error_markers`); which pages hold a ``{quick-reference}`` (with its sections),
+``{pitfalls}`` or ``{errors}``; the pages in reading order; and
 whether a page's blocks count as run in the last test run, read through
 :mod:`.status` (the results file the status line reads).
 """
@@ -21,10 +22,16 @@ from .verdicts import block_verdict
 
 
 def sheets(env: Any) -> dict[str, dict[str, Any]]:
-    """What the pages recorded: 'marks' (docname → (excerpts, pitfalls)), 'sections', 'pitfalls'
-    (docnames holding a directive)."""
+    """What the pages recorded: 'marks' (docname → (excerpts, pitfalls)), 'errors' (docname →
+    error entries), 'sections', 'pitfalls', 'error_indexes' (docnames holding a directive)."""
     if not hasattr(env, "torchsheet_sheets"):
-        env.torchsheet_sheets = {"marks": {}, "sections": {}, "pitfalls": {}}
+        env.torchsheet_sheets = {
+            "marks": {},
+            "errors": {},
+            "sections": {},
+            "pitfalls": {},
+            "error_indexes": {},
+        }
     return env.torchsheet_sheets
 
 
@@ -40,7 +47,8 @@ def merge(app: Sphinx, env: Any, docnames: set[str], other: Any) -> None:
 
 def rewrite_sheets(app: Sphinx, env: Any) -> list[str]:
     """env-get-updated: the sheets show other pages, so write them on every build."""
-    return sorted(set(sheets(env)["sections"]) | set(sheets(env)["pitfalls"]))
+    tables = sheets(env)
+    return sorted(set(tables["sections"]) | set(tables["pitfalls"]) | set(tables["error_indexes"]))
 
 
 def navigation_order(app: Sphinx) -> list[str]:
