@@ -15,7 +15,7 @@ from sybil.parsers.markdown.lexers import FencedCodeBlockLexer
 from sybil.parsers.myst.lexers import DirectiveLexer
 
 from ..locations import line_at, place
-from .requirements import Requirement, RequirementError, parse_classes
+from .requirements import Requirement, RequirementError, parse_classes, shows_deprecation
 
 NOT_RUN = re.compile(r"^%[ \t]*not-run:[ \t]*(?P<reason>.*?)[ \t]*$\n(?:[ \t]*\n)*", re.MULTILINE)
 CODE_DIRECTIVES = r"code-block|sourcecode|code"
@@ -30,7 +30,8 @@ class BlockInfo:
     ``line`` is the block's first line (its opening fence), ``section`` the slug of the heading
     it sits under ('' before the first), ``not_run`` the reason of a ``% not-run:`` exemption,
     ``output`` the span (start, end offsets in the page text) of the text of the output block
-    that follows it, None without one: what ``--update-outputs`` rewrites.
+    that follows it, None without one: what ``--update-outputs`` rewrites;
+    ``shows_deprecation``: it calls a deprecated API on purpose (``:class: shows-deprecation``).
     """
 
     line: int
@@ -38,6 +39,7 @@ class BlockInfo:
     requirement: Requirement = Requirement()
     not_run: str | None = None
     output: tuple[int, int] | None = None
+    shows_deprecation: bool = False
 
 
 @dataclass
@@ -89,7 +91,8 @@ class Block:
 
     def info(self, requirement: Requirement, output: Block | None = None) -> BlockInfo:
         span = output.source_span if output is not None else None
-        return BlockInfo(self.line, self.section, requirement, self.not_run, span)
+        shown = shows_deprecation(self.classes)
+        return BlockInfo(self.line, self.section, requirement, self.not_run, span, shown)
 
 
 def lex_blocks(document: Document) -> list[Block]:

@@ -101,6 +101,12 @@ class PageParser:
         info = block.info(block.requirement(document.path), output)
         source = block.source
         if info.requirement.torchrun or info.requirement.slurm:
+            if info.shows_deprecation:
+                raise RequirementError(
+                    f"{place(document.path, block.line)}: shows-deprecation is for a block run "
+                    "in-process, whose output shows the warning; a launched block that shows "
+                    "one catches it (warnings.catch_warnings) and prints it"
+                )
             expected = str(output.source) if output is not None else None
             launched = launcher(info.requirement)(
                 info.requirement, source=source, expected=expected
