@@ -43,7 +43,7 @@ PAGES = {
         :class: shows-deprecation
         >>> import torch
         >>> scaler = torch.cuda.amp.GradScaler(enabled=False)
-        FutureWarning: `torch.cuda.amp.GradScaler(args...)` is deprecated. Please use `torch.amp.GradScaler('cuda', args...)` instead.
+        FutureWarning: `torch.cuda.amp.GradScaler(args...)` is deprecated. Please use ...
         >>> scaler = torch.amp.GradScaler("cuda", enabled=False)
         ```
         """,
@@ -68,7 +68,7 @@ PAGES = {
         """,
 }
 
-TORCHRUN_PAGE = '''
+TORCHRUN_PAGE = """
     # Deprecated API in a rank
 
     ```{code-block} python
@@ -94,7 +94,7 @@ TORCHRUN_PAGE = '''
     ok
     ok
     ```
-    '''
+    """
 
 
 @pytest.fixture(scope="module")

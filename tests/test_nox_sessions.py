@@ -80,7 +80,7 @@ def test_a_named_leg_installs_its_torch(monkeypatch: pytest.MonkeyPatch) -> None
     assert session.calls[-1][:2] == ("run", "pytest")
 
 
-def test_torch_installs_without_the_machines_pip_constraint(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_torch_installs_without_the_pip_constraint(monkeypatch: pytest.MonkeyPatch) -> None:
     # A pip config that caps torch at 2.14.1 would refuse the 2.15.0 leg: the torch install
     # (and only it) runs with an empty constraint file.
     monkeypatch.setattr(sys, "argv", ["nox", "-s", "docs-tests(torch='2.15.0')"])
