@@ -9,6 +9,8 @@
   :mod:`.pitfalls_index`): ``{quick-reference}`` and ``{pitfalls}``, built from the blocks marked
   ``% quickref:`` and ``% pitfall:`` on the pages.
 - :mod:`.copy_text`: the copy button's text also pastes at the classic ``python`` prompt.
+- :mod:`.environments`: ``{verified-environments}``, the torch matrix (``torchsheet_matrix``)
+  and when each environment's run verified the pages.
 
 ``extensions = [..., "torchsheet_harness.sphinx_ext"]``; ``torchsheet_results`` names the
 results files and folders to read, separated by ``os.pathsep`` (``torchsheet_results_file`` is
@@ -22,7 +24,7 @@ from typing import Any
 from docutils import nodes
 from sphinx.application import Sphinx
 
-from . import badges, copy_text, overview, quick_reference, status
+from . import badges, copy_text, environments, overview, quick_reference, status
 
 
 def skip_node(self: Any, node: nodes.Element) -> None:
@@ -32,11 +34,15 @@ def skip_node(self: Any, node: nodes.Element) -> None:
 def setup(app: Sphinx) -> dict[str, Any]:
     app.add_config_value("torchsheet_results", None, "env", types=[str, type(None)])
     app.add_config_value("torchsheet_results_file", None, "env", types=[str, type(None)])
+    app.add_config_value("torchsheet_matrix", (), "env", types=[tuple, list])
     no_html = {builder: (skip_node, None) for builder in ("latex", "text", "man", "texinfo")}
     app.add_node(badges.requirement_badge, html=(badges.visit_badge_html, None), **no_html)
     app.add_node(status.page_status, html=(status.visit_status_html, None), **no_html)
     app.add_node(overview.page_overview, html=(overview.visit_overview_html, None), **no_html)
     app.add_directive("page-overview", overview.PageOverview)
+    html_only = (environments.visit_html, None)
+    app.add_node(environments.verified_environments, html=html_only, **no_html)
+    app.add_directive("verified-environments", environments.VerifiedEnvironments)
     # After sphinx-copybutton's own config-inited (priority 500): the copied text pastes at the
     # classic prompt too.
     app.connect("config-inited", copy_text.wrap_copybutton, priority=900)
