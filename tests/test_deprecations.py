@@ -36,6 +36,18 @@ PAGES = {
         tensor([1., 1.])
         ```
         """,
+    "wrapped.md": """
+        # A deprecated API behind torch's own wrapper
+
+        ```python
+        >>> import torch
+        >>> import torch.distributed as dist
+        >>> dist.init_process_group("gloo", store=dist.HashStore(), rank=0, world_size=1)
+        >>> out = torch.empty(2)
+        >>> dist.all_gather_into_tensor(out, torch.ones(2))
+        >>> dist.destroy_process_group()
+        ```
+        """,
     "declared.md": """
         # A deprecation shown on purpose
 
@@ -77,7 +89,8 @@ TORCHRUN_PAGE = """
     import torch.distributed as dist
 
     dist.init_process_group("gloo")
-    scaler = torch.cuda.amp.GradScaler(enabled=False)
+    out = torch.empty(2 * dist.get_world_size())
+    dist.all_gather_into_tensor(out, torch.ones(2))
     dist.destroy_process_group()
     ```
 
@@ -121,6 +134,14 @@ def test_a_deprecated_call_in_a_prompt_block_fails_naming_its_line(run: str) -> 
     assert outcome(run, "prompt.md", 8) == "PASSED"
 
 
+def test_a_deprecated_call_torch_wraps_is_still_the_blocks(run: str) -> None:
+    # torch.distributed's _exception_logger takes the stacklevel: the warning points at
+    # c10d_logger.py, whose caller is the block's line.
+    assert outcome(run, "wrapped.md", 8) == "FAILED"
+    gather = "`torch.distributed.all_gather_into_tensor` is deprecated"
+    assert f"docs/wrapped.md:8: deprecated API: FutureWarning: {gather}" in run
+
+
 def test_a_declared_deprecation_passes_and_is_its_output(run: str) -> None:
     assert [outcome(run, "declared.md", line) for line in (5, 6, 8)] == ["PASSED"] * 3
 
@@ -140,7 +161,8 @@ def test_a_deprecated_call_in_a_rank_fails_and_an_internal_one_is_listed(tmp_pat
     finished = run_pytest(tmp_path, "-W", "default", "docs")
     report = finished.stdout + finished.stderr
     assert outcome(report, "ranks.md", 3) == "FAILED"
-    assert f"docs/ranks.md:9: deprecated API: FutureWarning: {GRADSCALER}" in report
+    gather = "`torch.distributed.all_gather_into_tensor` is deprecated"
+    assert f"docs/ranks.md:10: deprecated API: FutureWarning: {gather}" in report
     assert "(an error in rank 0; use what the warning says)" in report
-    assert outcome(report, "ranks.md", 13) == "PASSED"
+    assert outcome(report, "ranks.md", 14) == "PASSED"
     assert "/torch/rank.py:9: DeprecationWarning: planted rank internal" in report

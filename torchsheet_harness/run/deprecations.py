@@ -1,16 +1,18 @@
 """No deprecated API on a page: a block whose own code warns that it is deprecated fails.
 
 A DeprecationWarning, PendingDeprecationWarning or FutureWarning is the block's when the
-warning points at the block's code (its filename is the page, or the block's script): that is
-where an API warns its caller (``stacklevel``). One raised from torch's own files by a correct
-call is not the block's fault; it is passed on to pytest, which lists it in the warnings
-summary, as it does every other warning.
+warning points at the block's code (its filename is the page, or the block's script), or at a
+torch frame the block's code called directly (a wrapper that took the ``stacklevel``; see
+:mod:`.warning_origin`). One raised deeper in torch by a correct call is not the block's fault;
+it is passed on to pytest, which lists it in the warnings summary, as it does every other
+warning.
 
 - In-process blocks (:class:`Watch`): every warning is recorded while the block runs; the
   block's own deprecations fail it with page:line and the warning's text, the others are
   issued again for pytest once the block is done.
 - Launched blocks (a snippet, torchrun): :func:`launch_filters` makes the processes' own
-  deprecations (module ``__main__``, the script) errors, so a rank stops at the deprecated call;
+  deprecations errors (a start-up hook, :mod:`.rank_site`, and a warnings filter on module
+  ``__main__``, the script), so a rank stops at the deprecated call;
   :func:`deprecation_error` finds that error in a rank's stderr and names the page line;
   :func:`reissue_process_warnings` passes on the warnings the processes printed.
 
@@ -29,11 +31,13 @@ import sys
 import warnings
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from ..locations import place
+from .warning_origin import CATEGORIES, SCRIPT_ENV, blamed
 
-CATEGORIES = (DeprecationWarning, PendingDeprecationWarning, FutureWarning)
+RANK_SITE = Path(__file__).with_name("rank_site")
 DECLARE = "declare it on the block with ':class: shows-deprecation' and show the warning"
 _NAMES = "|".join(category.__name__ for category in CATEGORIES)
 _ERROR_LINE = re.compile(rf"^(?:\[rank\d+\]: ?)?(?P<category>{_NAMES}): (?P<text>.*)$")
@@ -50,7 +54,7 @@ class Watch:
 
     example: Any  # a sybil Example
     shown: bool = False  # the block declares shows-deprecation
-    caught: list[warnings.WarningMessage] = field(default_factory=list)
+    caught: list[tuple[warnings.WarningMessage, int | None]] = field(default_factory=list)
 
     def __enter__(self) -> Watch:
         self._context = warnings.catch_warnings()
@@ -62,33 +66,39 @@ class Watch:
 
     def __exit__(self, *exc: object) -> None:
         self._context.__exit__(*exc)
-        for message in self.caught:  # the block's own: its failure (or its output) shows them
-            if self.page_line(message) is None:
+        for message, line in self.caught:  # the block's own: its failure or output shows them
+            if line is None:
                 warnings.warn_explicit(
                     message.message, message.category, message.filename, message.lineno
                 )
 
     def _record(self, message, category, filename, lineno, file=None, line=None) -> None:  # noqa: ANN001
         caught = warnings.WarningMessage(message, category, filename, lineno, file, line)
-        self.caught.append(caught)
-        if self.shown and self.page_line(caught) is not None:
+        page_line = self.page_line(caught)
+        self.caught.append((caught, page_line))
+        if self.shown and page_line is not None:
             # Where the reader's terminal shows it, between what the code prints.
             sys.stdout.write(f"{category.__name__}: {message}\n")
 
+    def _is_page(self, filename: str) -> bool:
+        path = self.example.path
+        return filename == path or filename.startswith(f"<doctest {path}[")
+
     def page_line(self, message: warnings.WarningMessage) -> int | None:
-        """The page line of a deprecation the block's own code raised; None for any other."""
+        """The page line of a deprecation the block's own code raised (called while it is
+        shown); None for any other warning."""
         if not is_deprecation(message.category):
             return None
-        path = self.example.path
-        if message.filename == path:  # a plain block: compiled as the page, at its lines
-            return message.lineno
-        if message.filename.startswith(f"<doctest {path}["):  # a >>> example, its own lines
-            return self.example.line + message.lineno - 1
-        return None
+        found = blamed(message.filename, message.lineno, self._is_page)
+        if found is None:
+            return None
+        filename, line = found
+        if filename == self.example.path:  # a plain block: compiled as the page, at its lines
+            return line
+        return self.example.line + line - 1  # a >>> example: its own lines
 
     def own(self) -> list[tuple[int, warnings.WarningMessage]]:
-        found = [(self.page_line(message), message) for message in self.caught]
-        return [(line, message) for line, message in found if line is not None]
+        return [(line, message) for message, line in self.caught if line is not None]
 
     def failure(self) -> str | None:
         """Why the example fails: its code used a deprecated API (or declared one it did not)."""
@@ -131,14 +141,20 @@ def unused_declaration(example: Any) -> str | None:
     )
 
 
-def launch_filters(shown: bool = False, env: Mapping[str, str] | None = None) -> dict[str, str]:
-    """PYTHONWARNINGS for a launched script: deprecations shown wherever raised (so that torch's
-    own are passed on), and an error where the script itself (``__main__``) raises one."""
+def launch_filters(script: Path, env: Mapping[str, str] | None = None) -> dict[str, str]:
+    """The environment a launched ``script`` runs with: deprecations shown wherever raised (so
+    that torch's own are passed on), and an error where the script raises one or calls the
+    deprecated API: the start-up hook (:mod:`.rank_site`) and a filter on ``__main__``."""
+    env = env if env is not None else os.environ
     entries = [f"default::{category.__name__}" for category in CATEGORIES]
-    if not shown:
-        entries += [f"error::{category.__name__}:__main__" for category in CATEGORIES]
-    before = (env if env is not None else os.environ).get("PYTHONWARNINGS")
-    return {"PYTHONWARNINGS": ",".join([before, *entries] if before else entries)}
+    entries += [f"error::{category.__name__}:__main__" for category in CATEGORIES]
+    before = env.get("PYTHONWARNINGS")
+    path = [str(RANK_SITE), *([env["PYTHONPATH"]] if env.get("PYTHONPATH") else [])]
+    return {
+        "PYTHONWARNINGS": ",".join([before, *entries] if before else entries),
+        "PYTHONPATH": os.pathsep.join(path),
+        SCRIPT_ENV: os.path.abspath(script),
+    }
 
 
 def script_line(script: str, line: int) -> str:

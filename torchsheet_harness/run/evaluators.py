@@ -202,7 +202,7 @@ class ScriptFile:
         return run_in_workdir(example, "torchsheet-snippet-", self.run, self.expected)
 
     def run(self, workdir: Path) -> tuple[str | None, str]:
-        env = dict(os.environ, **launch_filters())
+        env = dict(os.environ, **launch_filters(self.script))
         argv = [sys.executable, str(self.script)]
         finished = run_command(argv, timeout=self.timeout, cwd=workdir, env=env)
         reissue_process_warnings({"the script": finished.stderr})

@@ -121,7 +121,7 @@ class TorchrunBlock(LaunchedBlock):
             self.requirement.torchrun,
             gpus=self.requirement.gpus,
             timeout=self.timeout,
-            env=launch_filters(),  # the block's own deprecations are errors in its ranks
+            env=launch_filters(script),  # the block's own deprecations are errors in its ranks
             cwd=workdir,
         )
         stderr = {f"rank {rank}": text for rank, text in sorted(launch.rank_stderr.items())}
