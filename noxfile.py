@@ -11,11 +11,11 @@ other legs run when named. Each leg records its results in a file of its own
 (``docs/_build/results/<environment>.json``), and ``nox -s docs`` shows them all.
 
 The default leg is the oldest version of the matrix, 2.13.0, not the newest: it is the floor
-the pages promise to run on, the version their outputs were written with and the one the gloo
-teardown workaround was measured for (docs/distributed/ddp.md), and what ``update-outputs`` and
-``gpu`` install by default. The newest release, 2.15.0, is a leg
-of every CI run (.ci/run runs every leg), so a page that breaks on it fails CI; where a block
-prints differently on the legs, the page says which version prints what.
+the pages promise to run on, the version their outputs were written with (``update-outputs``
+and ``gpu`` install it by default, and the README's CPU-wheel recipe names it), so a bare run
+checks the oldest torch a reader may have. The newest release, 2.15.0, is a leg of every CI
+run (.ci/run and the workflow run every leg), so a page that breaks or warns on it fails CI;
+where a block prints differently on the legs, the page says which version prints what.
 """
 
 from __future__ import annotations
