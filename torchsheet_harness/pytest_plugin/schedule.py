@@ -40,6 +40,10 @@ MEASURED = {
     "tests/test_harness_faults.py": 15.0,
     "tests/test_browser.py": 15.0,
     "tests/test_page_isolation.py": 5.0,
+    # Not measured alone (a loaded machine): a pytest sub-run and two torchrun launches; two
+    # Sphinx builds of a one-page project. Estimated from the figures above.
+    "tests/test_deprecations.py": 20.0,
+    "tests/test_verified_environments.py": 10.0,
 }
 # Handed out last: test_slurm.py starts a cluster of its own (a few seconds), and one private
 # cluster runs per machine at a time. Started while the Slurm page's blocks run on the other
