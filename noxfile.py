@@ -12,6 +12,13 @@ docs-tests is parametrized over the torch versions of the matrix, ``TORCH_VERSIO
 ``nox -s docs-tests`` runs the first (default) leg only, with TORCH_SPEC when it is set; the
 other legs run when named. Each leg records its results in a file of its own
 (``docs/_build/results/<environment>.json``), and ``nox -s docs`` shows them all.
+
+The default leg is the oldest version of the matrix, 2.13.0, not the newest: it is the floor
+the pages promise to run on, the version their outputs were written with (``update-outputs``
+and ``gpu`` install it by default, and the README's CPU-wheel recipe names it), so a bare run
+checks the oldest torch a reader may have. The newest release, 2.15.0, is a leg of every CI
+run (.ci/run and the workflow run every leg), so a page that breaks or warns on it fails CI;
+where a block prints differently on the legs, the page says which version prints what.
 """
 
 from __future__ import annotations
@@ -27,7 +34,7 @@ nox.options.sessions = ["docs-tests", "harness-tests", "docs"]
 nox.options.reuse_existing_virtualenvs = True
 nox.options.default_venv_backend = "venv"
 
-TORCH_VERSIONS = ("2.13.0", "2.14.1")  # docs-tests' matrix; the first is the default leg
+TORCH_VERSIONS = ("2.13.0", "2.14.1", "2.15.0")  # docs-tests' matrix; the first is the default leg
 TORCH_SPEC = os.environ.get("TORCH_SPEC", f"torch=={TORCH_VERSIONS[0]}")
 PYTHON = os.environ.get("TORCHSHEET_PYTHON")  # None: the Python running nox
 # nox -s gpu records here: a GPU runner's results file is committed
@@ -35,12 +42,18 @@ PYTHON = os.environ.get("TORCHSHEET_PYTHON")  # None: the Python running nox
 GPU_RESULTS = "docs/_results"
 # The blocks gpu-host runs: every torchrun block that declares no GPU (Slurm's run by srun).
 CPU_TORCHRUN = "distributed and not gpu and not slurm"
+TORCH_INSTALL_ENV = {"PIP_CONSTRAINT": os.devnull}
 
 
 def install(session: nox.Session, *extras: str, torch: str | None = TORCH_SPEC) -> None:
     """torch (None: none, for the docs build, which never imports it), then the extras."""
     if torch is not None:
-        session.install(torch)
+        # No pip constraint for this install: the spec alone picks the torch under test. A
+        # machine's pip config may cap torch (a constraint file pinning torch<=2.14.1 refuses
+        # the 2.15.0 leg); PIP_CONSTRAINT overrides the config, and an empty file is no
+        # constraint (an empty value is not: pip still reads the config's). The other
+        # installs keep the machine's constraints.
+        session.install(torch, env=TORCH_INSTALL_ENV)
     session.install("-e", f".[{','.join(extras)}]")
 
 

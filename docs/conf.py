@@ -7,6 +7,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from torchsheet_harness.matrix import torch_versions  # noqa: E402
 from torchsheet_harness.sphinx_ext.copy_text import PAGE_SETTINGS  # noqa: E402
 
 project = "torchsheet"
@@ -21,6 +22,8 @@ copyright = "2026, torchsheet contributors"
 # '% quickref: <section>' and '% pitfall: ...' on the pages.
 extensions = ["myst_parser", "sphinx_copybutton", "torchsheet_harness.sphinx_ext"]
 myst_enable_extensions = ["deflist"]
+# The torch versions the tests run on (noxfile.TORCH_VERSIONS), for docs/verification.md.
+torchsheet_matrix = torch_versions()
 
 exclude_patterns = ["_build", "Thumbs.db", ".DS_Store"]
 html_theme = "furo"

@@ -63,14 +63,14 @@ def main() -> None:
     check("broadcast", x, torch.full((2,), 7.0))
 
     x = torch.empty(n, device=device)
-    dist.all_gather_into_tensor(x, mine)
-    check("all_gather_into_tensor", x, ranks)
+    dist.all_gather_single(x, mine)
+    check("all_gather_single", x, ranks)
 
     # Rank r sends r * [1, 2, ..., n]; slot k of the sum, (k + 1) * sum(ranks), goes to rank k.
     contribution = (torch.arange(n, dtype=torch.float32) + 1).to(device) * rank
     x = torch.empty(1, device=device)
-    dist.reduce_scatter_tensor(x, contribution)
-    check("reduce_scatter_tensor", x, ((rank + 1) * ranks.sum()).reshape(1))
+    dist.reduce_scatter_single(x, contribution)
+    check("reduce_scatter_single", x, ((rank + 1) * ranks.sum()).reshape(1))
 
     x = torch.empty(1, device=device)
     chunks = list((ranks.to(device) * 10).chunk(n)) if rank == 0 else None

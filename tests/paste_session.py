@@ -16,8 +16,19 @@ import json
 import sys
 import traceback
 import types
+import warnings
 
 FLAGS = doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE
+
+
+def show_pasted_warning(message, category, filename, lineno, file=None, line=None) -> None:  # noqa: ANN001
+    """A warning the pasted code raised shows between its output, as on the reader's terminal
+    ('<stdin>:1: FutureWarning: ...'); the page shows it without the location, which differs
+    between the prompt and a file. Warnings raised elsewhere go to stderr as usual."""
+    if filename.startswith("<doctest "):
+        sys.stdout.write(f"{category.__name__}: {message}\n")
+    else:
+        warnings._showwarning_orig(message, category, filename, lineno, file, line)
 
 
 def run_doctest(step: dict, namespace: dict) -> str | None:
@@ -27,7 +38,9 @@ def run_doctest(step: dict, namespace: dict) -> str | None:
     test.globs = namespace  # get_doctest copies the namespace; the session shares one
     runner = doctest.DocTestRunner(optionflags=FLAGS)
     report = io.StringIO()
-    runner.run(test, out=report.write, clear_globs=False)
+    with warnings.catch_warnings():
+        warnings.showwarning = show_pasted_warning
+        runner.run(test, out=report.write, clear_globs=False)
     return report.getvalue() if runner.failures else None
 
 

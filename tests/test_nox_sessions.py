@@ -29,9 +29,11 @@ class Recorder:
 
     def __init__(self) -> None:
         self.calls: list[tuple[str, ...]] = []
+        self.install_env: dict[tuple[str, ...], object] = {}
 
-    def install(self, *args: str) -> None:
+    def install(self, *args: str, env: dict[str, str] | None = None) -> None:
         self.calls.append(("install", *args))
+        self.install_env[args] = env
 
     def run(self, *args: str, **kwargs: object) -> None:
         self.calls.append(("run", *args))
@@ -41,7 +43,8 @@ class Recorder:
 
 
 def test_the_matrix_default_leg_is_the_first() -> None:
-    assert noxfile.TORCH_VERSIONS[0] == "2.13.0" and "2.14.1" in noxfile.TORCH_VERSIONS
+    assert noxfile.TORCH_VERSIONS[0] == "2.13.0"
+    assert {"2.14.1", "2.15.0"} <= set(noxfile.TORCH_VERSIONS)
     assert noxfile.TORCH_SPEC == "torch==2.13.0" or "TORCH_SPEC" in os.environ
 
 
@@ -75,6 +78,17 @@ def test_a_named_leg_installs_its_torch(monkeypatch: pytest.MonkeyPatch) -> None
     noxfile.docs_tests(session, torch="2.14.1")
     assert session.calls[0] == ("install", "torch==2.14.1")
     assert session.calls[-1][:2] == ("run", "pytest")
+
+
+def test_torch_installs_without_the_pip_constraint(monkeypatch: pytest.MonkeyPatch) -> None:
+    # A pip config that caps torch at 2.14.1 would refuse the 2.15.0 leg: the torch install
+    # (and only it) runs with an empty constraint file.
+    monkeypatch.setattr(sys, "argv", ["nox", "-s", "docs-tests(torch='2.15.0')"])
+    session = Recorder()
+    noxfile.docs_tests(session, torch="2.15.0")
+    assert session.calls[0] == ("install", "torch==2.15.0")
+    assert session.install_env[("torch==2.15.0",)] == {"PIP_CONSTRAINT": os.devnull}
+    assert session.install_env[("-e", ".[test]")] is None
 
 
 def test_the_gpu_session_expects_a_gpu_and_records_to_docs_results() -> None:

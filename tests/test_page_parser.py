@@ -135,6 +135,10 @@ def test_a_block_that_prints_unseen_output_fails() -> None:
             "```python\nx = 1\n```\n\n```python\ny = 2\n",
             ":5: the block opened here is never closed",
         ),
+        (
+            "```{code-block} python\n:class: needs-torchrun-2 shows-deprecation\nx = 1\n```\n",
+            ":1: shows-deprecation is for a block run in-process",
+        ),
     ],
     ids=[
         "not-run without a reason",
@@ -144,6 +148,7 @@ def test_a_block_that_prints_unseen_output_fails() -> None:
         "fence swallowed a heading",
         "fence swallowed a block",
         "fence never closed",
+        "launched block showing a deprecation",
     ],
 )
 def test_a_page_fault_is_a_parse_error_at_its_line(tmp_path: Path, text: str, message: str):

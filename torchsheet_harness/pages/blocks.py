@@ -15,7 +15,7 @@ from sybil.parsers.markdown.lexers import FencedCodeBlockLexer
 from sybil.parsers.myst.lexers import DirectiveLexer
 
 from ..locations import line_at, place
-from .requirements import Requirement, RequirementError, parse_classes
+from .requirements import Requirement, RequirementError, parse_classes, shows_deprecation
 
 NOT_RUN = re.compile(r"^%[ \t]*not-run:[ \t]*(?P<reason>.*?)[ \t]*$\n(?:[ \t]*\n)*", re.MULTILINE)
 # A CPU torchrun block that shows the machine's default device on purpose: skipped, with the
@@ -34,7 +34,8 @@ class BlockInfo:
     it sits under ('' before the first), ``not_run`` the reason of a ``% not-run:`` exemption,
     ``output`` the span (start, end offsets in the page text) of the text of the output block
     that follows it, None without one: what ``--update-outputs`` rewrites; ``gpu_host`` the
-    reason of a ``% gpu-host:`` exemption (not run in GPU-host mode).
+    reason of a ``% gpu-host:`` exemption (not run in GPU-host mode); ``shows_deprecation``: it
+    calls a deprecated API on purpose (``:class: shows-deprecation``).
     """
 
     line: int
@@ -43,6 +44,7 @@ class BlockInfo:
     not_run: str | None = None
     output: tuple[int, int] | None = None
     gpu_host: str | None = None
+    shows_deprecation: bool = False
 
 
 @dataclass
@@ -95,7 +97,10 @@ class Block:
 
     def info(self, requirement: Requirement, output: Block | None = None) -> BlockInfo:
         span = output.source_span if output is not None else None
-        return BlockInfo(self.line, self.section, requirement, self.not_run, span, self.gpu_host)
+        shown = shows_deprecation(self.classes)
+        return BlockInfo(
+            self.line, self.section, requirement, self.not_run, span, self.gpu_host, shown
+        )
 
 
 def lex_blocks(document: Document) -> list[Block]:

@@ -32,7 +32,7 @@ NON_CODE_DIRECTIVES = frozenset(
     "contents only dropdown tab-set tab-item grid grid-item grid-item-card card margin "
     "versionadded versionchanged deprecated epigraph div "
     # torchsheet's own directives (torchsheet_harness.sphinx_ext)
-    "page-overview quick-reference pitfalls run-times errors".split()
+    "page-overview quick-reference pitfalls run-times errors verified-environments".split()
 )
 #: Fences whose body is Markdown: headings and shorter fences inside are what they show.
 MARKDOWN_LANGUAGES = frozenset({"markdown", "md", "myst"})

@@ -104,6 +104,7 @@ class PageParser:
         check_gpu_host(document, block, info.requirement)
         source = block.source
         if info.requirement.torchrun or info.requirement.slurm:
+            _shown_in_process(document, info)
             expected = str(output.source) if output is not None else None
             launched = launcher(info.requirement)(
                 info.requirement, source=source, expected=expected, gpu_host=block.gpu_host
@@ -125,6 +126,7 @@ class PageParser:
 
     def _script(self, document: Document, block: Block, output: Block | None, end: int) -> Region:
         info = block.info(block.requirement(document.path), output)
+        _shown_in_process(document, info)
         requirement = info.requirement
         check_gpu_host(document, block, requirement)
         script = (Path(document.path).parent / block.argument).resolve()
@@ -155,6 +157,16 @@ def launcher(requirement: Requirement) -> type:
     from ..run.torchrun import TorchrunBlock
 
     return TorchrunBlock
+
+
+def _shown_in_process(document: Document, info: BlockInfo) -> None:
+    """A launched block (a process of its own) cannot declare shows-deprecation."""
+    if info.shows_deprecation:
+        raise RequirementError(
+            f"{place(document.path, info.line)}: shows-deprecation is for a block run "
+            "in-process, whose output shows the warning; a launched block that shows "
+            "one catches it (warnings.catch_warnings) and prints it"
+        )
 
 
 def _bare_region(block: Block) -> Region:

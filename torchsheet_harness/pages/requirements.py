@@ -9,6 +9,10 @@ A page declares a block's needs with the ``:class:`` option of ``{code-block} py
 
 The same declaration gives the pytest markers, the skip reason on a machine that lacks the
 hardware, and the badge the docs build draws on the block.
+
+One class declares no need but what a block shows: ``shows-deprecation``, a block that calls a
+deprecated API on purpose and shows the warning as its output (:mod:`..run.deprecations`);
+without it, a block whose code warns that it is deprecated fails.
 """
 
 from __future__ import annotations
@@ -18,7 +22,8 @@ import shutil
 from dataclasses import dataclass
 from functools import cache
 
-KNOWN = "needs-cuda, needs-gpus-N, needs-torchrun-N, needs-slurm"
+KNOWN = "needs-cuda, needs-gpus-N, needs-torchrun-N, needs-slurm, shows-deprecation"
+SHOWS_DEPRECATION = "shows-deprecation"
 _GPUS = re.compile(r"needs-gpus-([1-9][0-9]*)")
 _TORCHRUN = re.compile(r"needs-torchrun-([1-9][0-9]*)")
 
@@ -145,9 +150,16 @@ def parse_classes(classes: str, where: str) -> Requirement:
             torchrun = int(match[1])
         elif name == "needs-slurm":
             slurm = True
+        elif name == SHOWS_DEPRECATION:
+            continue  # not a need: read by shows_deprecation()
         else:
             raise RequirementError(f"{where}: unknown requirement {name!r}; known: {KNOWN}")
     return Requirement(gpus=gpus, torchrun=torchrun, slurm=slurm)
+
+
+def shows_deprecation(classes: str) -> bool:
+    """Whether a ``:class:`` value declares that the block shows a deprecation on purpose."""
+    return SHOWS_DEPRECATION in classes.split()
 
 
 @cache

@@ -36,6 +36,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 
 SHEET = {
+    "tests/test_deprecations.py": "which calls warn as deprecated is torch's, per version",
     "tests/test_dcp_reshard_rerun.py": "runs the DCP snippet twice in one folder under torchrun",
     "tests/test_distributed_eval.py": "runs the DDP snippets' evaluation under torchrun",
     "tests/test_gpu_host.py": "patches torch internals (BackendConfig, FSDP2's default mesh)",
@@ -73,6 +74,7 @@ HARNESS = {
     "tests/test_single_page.py": "what pytest docs/x.md reports, on planted pages",
     "tests/test_slurm.py": "the private Slurm cluster's safety",
     "tests/test_torchrun_launcher.py": "the launcher's timeouts and process clean-up",
+    "tests/test_verified_environments.py": "the matrix table built from planted results",
     "tests/test_update_outputs.py": "--update-outputs on planted pages",
 }
 

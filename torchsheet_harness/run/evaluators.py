@@ -11,6 +11,7 @@ first, for torchrun), which ``--update-outputs`` writes back into the page.
 from __future__ import annotations
 
 import io
+import os
 import sys
 import tempfile
 from collections.abc import Callable
@@ -26,6 +27,13 @@ from sybil.typing import Evaluator
 
 from ..locations import place
 from ..pages.requirements import Requirement
+from .deprecations import (
+    Watch,
+    deprecation_error,
+    launch_filters,
+    reissue_process_warnings,
+    script_line,
+)
 from .outputs import OPTION_FLAGS, OutputMismatch, first_difference, matches
 from .process import run_command
 
@@ -33,9 +41,14 @@ SNIPPET_TIMEOUT_SECONDS = 180.0
 LAUNCH_TIMEOUT_SECONDS = 180.0
 
 
-def where(example: Example) -> str:
-    """'docs/page.md:42' for an example."""
-    return place(example.path, example.line)
+def where(example: Example, line: int | None = None) -> str:
+    """'docs/page.md:42' for an example (or for ``line`` of its page)."""
+    return place(example.path, example.line if line is None else line)
+
+
+def shows_deprecation(example: Example) -> bool:
+    """Whether the example's block declares that it shows a deprecation on purpose."""
+    return getattr(getattr(example.region, "block", None), "shows_deprecation", False)
 
 
 def padded_source(example: Example, source: str | None = None) -> str:
@@ -99,11 +112,13 @@ class DocTestExample(DocTestEvaluator):
     def __call__(self, example: Example) -> str:
         __tracebackhide__ = True
         self.runner.mismatch = None
-        message = super().__call__(example)
+        with Watch(example, shows_deprecation(example)) as watch:
+            message = super().__call__(example)
+        deprecated = watch.failure()
         if message and self.runner.mismatch is not None:
             want, got, part = self.runner.mismatch
             return OutputMismatch(message, want, got, part)
-        return message
+        return message or deprecated or ""
 
 
 @dataclass
@@ -145,18 +160,18 @@ class PythonBlock:
         __tracebackhide__ = True
         code = compile(padded_source(example), example.path, "exec", dont_inherit=True)
         buffer = io.StringIO()
-        with redirect_stdout(buffer):
+        with redirect_stdout(buffer), Watch(example, shows_deprecation(example)) as watch:
             exec(code, example.namespace)
         example.namespace.pop("__builtins__", None)
-        got = buffer.getvalue()
+        got, deprecated = buffer.getvalue(), watch.failure()
         if self.expected is not None:
-            return compare_output(self.expected, got, where(example))
+            return compare_output(self.expected, got, where(example)) or deprecated
         if got.strip():
             return (
                 f"{where(example)}: the block printed output but the page shows none; follow it "
                 f"with an output block or use a >>> block\n--- got ---\n{got.rstrip()}"
             )
-        return None
+        return deprecated
 
 
 def run_in_workdir(
@@ -187,11 +202,15 @@ class ScriptFile:
         return run_in_workdir(example, "torchsheet-snippet-", self.run, self.expected)
 
     def run(self, workdir: Path) -> tuple[str | None, str]:
-        finished = run_command(
-            [sys.executable, str(self.script)], timeout=self.timeout, cwd=workdir
-        )
+        env = dict(os.environ, **launch_filters(self.script))
+        argv = [sys.executable, str(self.script)]
+        finished = run_command(argv, timeout=self.timeout, cwd=workdir, env=env)
+        reissue_process_warnings({"the script": finished.stderr})
         if not finished.ok:
-            return f"{self.script.name} failed\n{finished.describe()}", ""
+            script = str(self.script)
+            deprecated = deprecation_error({"the script": finished.stderr}, script, script_line)
+            failure = f"{self.script.name} failed\n{finished.describe()}"
+            return (f"{deprecated}\n{failure}" if deprecated else failure), ""
         return None, finished.stdout
 
 

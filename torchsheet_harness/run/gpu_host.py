@@ -3,10 +3,11 @@
 The suite hides the GPUs from a block that declares none (``CUDA_VISIBLE_DEVICES=""``), so a
 block that leans on the machine's default device passes here and fails on the reader's GPU
 machine. With ``TORCHSHEET_GPU_HOST=1`` (``pytest --torchsheet-gpu-host``; ``nox -s gpu-host``
-runs it over every CPU torchrun block), each rank starts with ``gpu_host_site/sitecustomize.py``
-first on its path: torch then reports CUDA as the accelerator, and a default that would pick
-NCCL or a CUDA mesh raises, naming the block's line. This module is the launcher's side: the
-ranks' environment, and the failure message read back from their stderr.
+runs it over every CPU torchrun block), each rank starts with the launched blocks' start-up hook
+(``rank_site/``) first on its path, which installs :mod:`.gpu_host_rank`: torch then reports
+CUDA as the accelerator, and a default that would pick NCCL or a CUDA mesh raises, naming the
+block's line. This module is the launcher's side: the ranks' environment, and the failure
+message read back from their stderr.
 
 ``TORCHSHEET_GPUS_VISIBLE=1`` (``--torchsheet-gpus-visible``, on a GPU runner) is the real thing:
 a CPU block's ranks see the machine's GPUs, as a reader's do.
@@ -21,7 +22,7 @@ from pathlib import Path
 
 GPU_HOST_ENV = "TORCHSHEET_GPU_HOST"
 GPUS_VISIBLE_ENV = "TORCHSHEET_GPUS_VISIBLE"
-SITE_DIR = Path(__file__).resolve().parent / "gpu_host_site"
+SITE_DIR = Path(__file__).resolve().parent / "rank_site"  # also deprecations.RANK_SITE
 MARK = "torchsheet GPU-host check"
 _FINDING = re.compile(rf"{MARK}(?: \[at (?P<file>[^:\]]+):(?P<line>\d+)\])?: (?P<message>.*)")
 
@@ -37,8 +38,9 @@ def gpus_visible(environ: Mapping[str, str] = os.environ) -> bool:
 
 
 def rank_env(env: dict[str, str]) -> dict[str, str]:
-    """``env`` with the GPU-host start-up file first on the ranks' ``PYTHONPATH``."""
-    paths = [str(SITE_DIR), *filter(None, env.get("PYTHONPATH", "").split(os.pathsep))]
+    """``env`` with the ranks' start-up hook first on their ``PYTHONPATH``, in GPU-host mode."""
+    rest = [path for path in env.get("PYTHONPATH", "").split(os.pathsep) if path]
+    paths = [str(SITE_DIR), *[path for path in rest if path != str(SITE_DIR)]]
     return {**env, "PYTHONPATH": os.pathsep.join(paths), GPU_HOST_ENV: "1"}
 
 

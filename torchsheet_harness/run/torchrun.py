@@ -20,7 +20,8 @@ from sybil import Example
 
 from ..locations import place
 from . import gpu_host
-from .evaluators import LAUNCH_TIMEOUT_SECONDS, LaunchedBlock, padded_source
+from .deprecations import deprecation_error, launch_filters, reissue_process_warnings, script_line
+from .evaluators import LAUNCH_TIMEOUT_SECONDS, LaunchedBlock, padded_source, where
 from .process import Finished, run_command
 
 
@@ -131,10 +132,16 @@ class TorchrunBlock(LaunchedBlock):
             self.requirement.torchrun,
             gpus=self.requirement.gpus,
             timeout=self.timeout,
+            env=launch_filters(script),  # the block's own deprecations are errors in its ranks
             cwd=workdir,
         )
+        stderr = {f"rank {rank}": text for rank, text in sorted(launch.rank_stderr.items())}
+        reissue_process_warnings(stderr)
         if not launch.ok:
-            return f"{self.gpu_host_finding(example, launch)}\n{launch.describe()}", ""
+            page_line = script_line if self.script else lambda _, line: where(example, line)
+            deprecated = deprecation_error(stderr, str(script), page_line)
+            failure = f"{self.gpu_host_finding(example, launch)}\n{launch.describe()}"
+            return (f"{deprecated}\n{failure}" if deprecated else failure), ""
         return None, launch.ranks_stdout()
 
     def gpu_host_finding(self, example: Example, launch: Launch) -> str:

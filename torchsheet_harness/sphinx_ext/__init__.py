@@ -14,6 +14,8 @@
 - :mod:`.search_terms`: the search leaves out query words that start with a digit (a pasted
   message's own sizes), as it leaves out numbers.
 - :mod:`.copy_text`: the copy button's text also pastes at the classic ``python`` prompt.
+- :mod:`.environments`: ``{verified-environments}``, the torch matrix (``torchsheet_matrix``)
+  and when each environment's run verified the pages.
 
 ``extensions = [..., "torchsheet_harness.sphinx_ext"]``; ``torchsheet_results`` names the
 results files and folders to read, separated by ``os.pathsep`` (``torchsheet_results_file`` is
@@ -30,6 +32,7 @@ from sphinx.application import Sphinx
 from . import (
     badges,
     copy_text,
+    environments,
     errors_index,
     overview,
     quick_reference,
@@ -46,12 +49,16 @@ def skip_node(self: Any, node: nodes.Element) -> None:
 def setup(app: Sphinx) -> dict[str, Any]:
     app.add_config_value("torchsheet_results", None, "env", types=[str, type(None)])
     app.add_config_value("torchsheet_results_file", None, "env", types=[str, type(None)])
+    app.add_config_value("torchsheet_matrix", (), "env", types=[tuple, list])
     no_html = {builder: (skip_node, None) for builder in ("latex", "text", "man", "texinfo")}
     app.add_node(badges.requirement_badge, html=(badges.visit_badge_html, None), **no_html)
     app.add_node(status.page_status, html=(status.visit_status_html, None), **no_html)
     app.add_node(overview.page_overview, html=(overview.visit_overview_html, None), **no_html)
     app.add_directive("page-overview", overview.PageOverview)
     app.add_directive("run-times", run_times.RunTimes)
+    html_only = (environments.visit_html, None)
+    app.add_node(environments.verified_environments, html=html_only, **no_html)
+    app.add_directive("verified-environments", environments.VerifiedEnvironments)
     # After sphinx-copybutton's own config-inited (priority 500): the copied text pastes at the
     # classic prompt too.
     app.connect("config-inited", copy_text.wrap_copybutton, priority=900)

@@ -1,10 +1,9 @@
 """GPU-host mode, inside each rank: torch answers as it would on a machine whose accelerator is
 CUDA, and the two defaults that then go wrong fail here with what a GPU host would do.
 
-This folder is put first on ``PYTHONPATH`` by ``launch_env`` when the mode is on, so Python runs
-this file at start-up in the torchrun agent and in every rank; it acts only in a rank
-(``TORCHSHEET_GPU_HOST=1`` and ``RANK`` set). It imports nothing of torch itself: it waits for
-the modules below to be imported and then patches them.
+The ranks' start-up hook (``rank_site/sitecustomize.py``) calls :func:`install` in a rank
+(``TORCHSHEET_GPU_HOST=1`` and ``RANK`` set) before anything imports torch. It imports nothing
+of torch itself: it waits for the modules below to be imported and then patches them.
 
 - ``torch._C._get_accelerator()``, which torch reads where a caller named no device, answers
   ``cuda``, as on a GPU host.
@@ -18,19 +17,16 @@ the modules below to be imported and then patches them.
   has a GPU" must fall back to gloo and still name the CPU everywhere. Torch's own calls get the
   real answers, so a correct block runs on CPU as before.
 
-A ``sitecustomize`` that this one shadows is still run, after it.
+Standard library only, like the rest of what the hook imports.
 """
 
 from __future__ import annotations
 
 import importlib.abc
-import importlib.machinery
-import importlib.util
 import os
 import sys
 
 MARK = "torchsheet GPU-host check"
-_HERE = os.path.dirname(os.path.abspath(__file__))
 
 
 class GpuHostDefault(RuntimeError):
@@ -161,14 +157,7 @@ class _PatchAfterImport(importlib.abc.MetaPathFinder):
         return None
 
 
-def _run_shadowed_sitecustomize() -> None:
-    others = [entry for entry in sys.path if os.path.abspath(entry or ".") != _HERE]
-    spec = importlib.machinery.PathFinder.find_spec("sitecustomize", others)
-    if spec is not None and spec.loader is not None:
-        module = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(module)
-
-
-if os.environ.get("TORCHSHEET_GPU_HOST") == "1" and "RANK" in os.environ:
-    sys.meta_path.insert(0, _PatchAfterImport())
-_run_shadowed_sitecustomize()
+def install() -> None:
+    """Patch torch's modules as they are imported, in a rank of a GPU-host run."""
+    if os.environ.get("TORCHSHEET_GPU_HOST") == "1" and "RANK" in os.environ:
+        sys.meta_path.insert(0, _PatchAfterImport())

@@ -1,0 +1,196 @@
+"""No deprecated API on a page: a block whose own code warns that it is deprecated fails.
+
+A DeprecationWarning, PendingDeprecationWarning or FutureWarning is the block's when the
+warning points at the block's code (its filename is the page, or the block's script), or at a
+torch frame the block's code called directly (a wrapper that took the ``stacklevel``; see
+:mod:`.warning_origin`). One raised deeper in torch by a correct call is not the block's fault;
+it is passed on to pytest, which lists it in the warnings summary, as it does every other
+warning.
+
+- In-process blocks (:class:`Watch`): every warning is recorded while the block runs; the
+  block's own deprecations fail it with page:line and the warning's text, the others are
+  issued again for pytest once the block is done.
+- Launched blocks (a snippet, torchrun): :func:`launch_filters` makes the processes' own
+  deprecations errors (a start-up hook, :mod:`.rank_site`, and a warnings filter on module
+  ``__main__``, the script), so a rank stops at the deprecated call;
+  :func:`deprecation_error` finds that error in a rank's stderr and names the page line;
+  :func:`reissue_process_warnings` passes on the warnings the processes printed.
+
+A block that shows a deprecation on purpose (a pitfall: "this is deprecated, use that")
+declares it, ``:class: shows-deprecation``: its own deprecations are printed where they occur,
+``FutureWarning: <message>``, as part of its checked output (a terminal shows them there too),
+and a declared block whose code raises none fails: the declaration would hide the next one.
+"""
+
+from __future__ import annotations
+
+import builtins
+import os
+import re
+import sys
+import warnings
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..locations import place
+from .warning_origin import CATEGORIES, SCRIPT_ENV, blamed
+
+RANK_SITE = Path(__file__).with_name("rank_site")
+DECLARE = "declare it on the block with ':class: shows-deprecation' and show the warning"
+_NAMES = "|".join(category.__name__ for category in CATEGORIES)
+_ERROR_LINE = re.compile(rf"^(?:\[rank\d+\]: ?)?(?P<category>{_NAMES}): (?P<text>.*)$")
+_PRINTED = re.compile(r"^(?P<file>\S.*?):(?P<line>\d+): (?P<category>\w*Warning): (?P<text>.*)$")
+
+
+def is_deprecation(category: type[Warning]) -> bool:
+    return issubclass(category, CATEGORIES)
+
+
+@dataclass
+class Watch:
+    """Records the warnings of one in-process example (``with Watch(example) as watch:``)."""
+
+    example: Any  # a sybil Example
+    shown: bool = False  # the block declares shows-deprecation
+    caught: list[tuple[warnings.WarningMessage, int | None]] = field(default_factory=list)
+
+    def __enter__(self) -> Watch:
+        self._context = warnings.catch_warnings()
+        self._context.__enter__()
+        for category in CATEGORIES:  # every occurrence, wherever raised: none hides behind "once"
+            warnings.simplefilter("always", category)
+        warnings.showwarning = self._record
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._context.__exit__(*exc)
+        for message, line in self.caught:  # the block's own: its failure or output shows them
+            if line is None:
+                warnings.warn_explicit(
+                    message.message, message.category, message.filename, message.lineno
+                )
+
+    def _record(self, message, category, filename, lineno, file=None, line=None) -> None:  # noqa: ANN001
+        caught = warnings.WarningMessage(message, category, filename, lineno, file, line)
+        page_line = self.page_line(caught)
+        self.caught.append((caught, page_line))
+        if self.shown and page_line is not None:
+            # Where the reader's terminal shows it, between what the code prints.
+            sys.stdout.write(f"{category.__name__}: {message}\n")
+
+    def _is_page(self, filename: str) -> bool:
+        path = self.example.path
+        return filename == path or filename.startswith(f"<doctest {path}[")
+
+    def page_line(self, message: warnings.WarningMessage) -> int | None:
+        """The page line of a deprecation the block's own code raised (called while it is
+        shown); None for any other warning."""
+        if not is_deprecation(message.category):
+            return None
+        found = blamed(message.filename, message.lineno, self._is_page)
+        if found is None:
+            return None
+        filename, line = found
+        if filename == self.example.path:  # a plain block: compiled as the page, at its lines
+            return line
+        return self.example.line + line - 1  # a >>> example: its own lines
+
+    def own(self) -> list[tuple[int, warnings.WarningMessage]]:
+        return [(line, message) for message, line in self.caught if line is not None]
+
+    def failure(self) -> str | None:
+        """Why the example fails: its code used a deprecated API (or declared one it did not)."""
+        own = self.own()
+        if self.shown:
+            record_shown(self.example, bool(own))
+            return unused_declaration(self.example)
+        if not own:
+            return None
+        lines = [
+            f"{place(self.example.path, line)}: deprecated API: "
+            f"{message.category.__name__}: {message.message}"
+            for line, message in own
+        ]
+        return "\n".join(lines) + f"\n(use what the warning says; to show it on purpose, {DECLARE})"
+
+
+def record_shown(example: Any, raised: bool) -> None:
+    """Remember, per declared block of the page, whether one of its examples raised one."""
+    shown = example.document.__dict__.setdefault("torchsheet_shown_deprecations", {})
+    line = example.region.block.line
+    shown[line] = shown.get(line, False) or raised
+
+
+def unused_declaration(example: Any) -> str | None:
+    """At the declared block's last example: a failure when none of its examples raised one."""
+    line = example.region.block.line
+    examples = [
+        region.start
+        for _, region in example.document.regions
+        if getattr(getattr(region, "block", None), "line", None) == line
+    ]
+    if example.region.start != max(examples):
+        return None
+    if example.document.torchsheet_shown_deprecations.get(line):
+        return None
+    return (
+        f"{place(example.path, line)}: the block declares shows-deprecation, but its code "
+        "raised no DeprecationWarning or FutureWarning; drop the class"
+    )
+
+
+def launch_filters(script: Path, env: Mapping[str, str] | None = None) -> dict[str, str]:
+    """The environment a launched ``script`` runs with: deprecations shown wherever raised (so
+    that torch's own are passed on), and an error where the script raises one or calls the
+    deprecated API: the start-up hook (:mod:`.rank_site`) and a filter on ``__main__``."""
+    env = env if env is not None else os.environ
+    entries = [f"default::{category.__name__}" for category in CATEGORIES]
+    entries += [f"error::{category.__name__}:__main__" for category in CATEGORIES]
+    before = env.get("PYTHONWARNINGS")
+    path = [str(RANK_SITE), *([env["PYTHONPATH"]] if env.get("PYTHONPATH") else [])]
+    return {
+        "PYTHONWARNINGS": ",".join([before, *entries] if before else entries),
+        "PYTHONPATH": os.pathsep.join(path),
+        SCRIPT_ENV: os.path.abspath(script),
+    }
+
+
+def script_line(script: str, line: int) -> str:
+    """Where a line of a literal-included script is: 'snippets/x.py:12'."""
+    return place(script, line)
+
+
+def deprecation_error(
+    stderr: Mapping[str, str], script: str, where: Callable[[str, int], str]
+) -> str | None:
+    """'page:line: deprecated API: FutureWarning: ...' when a process (named: its stderr) stopped
+    on a deprecation its script raised; ``where(script, line)`` names the line for a reader."""
+    for name, text in stderr.items():
+        lines = text.splitlines()
+        for index, text in enumerate(lines):
+            error = _ERROR_LINE.match(text)
+            if error is None:
+                continue
+            frames = [re.search(r'File "(.*)", line (\d+)', earlier) for earlier in lines[:index]]
+            in_script = [frame for frame in frames if frame and frame[1] == script]
+            if in_script:
+                line = int(in_script[-1][2])
+                return (
+                    f"{where(script, line)}: deprecated API: {error['category']}: "
+                    f"{error['text']} (an error in {name}; use what the warning says)"
+                )
+    return None
+
+
+def reissue_process_warnings(streams: Mapping[str, str]) -> None:
+    """Issue again, for pytest's warnings summary, each warning a process printed to stderr."""
+    for text in streams.values():
+        for match in map(_PRINTED.match, text.splitlines()):
+            if match is None:
+                continue
+            category = getattr(builtins, match["category"], None)
+            if not (isinstance(category, type) and issubclass(category, Warning)):
+                category = UserWarning
+            warnings.warn_explicit(match["text"], category, match["file"], int(match["line"]))

@@ -1,0 +1,124 @@
+"""``{verified-environments}``: the torch matrix and, per environment, when a run verified it.
+
+One row per results file the build read (:mod:`..results`): torch, device, Python, when its
+latest run of a page finished, how many pages it verified as they are now (a page edited since
+does not count) and how many blocks passed there. Above the table, the matrix
+(``noxfile.TORCH_VERSIONS``, config ``torchsheet_matrix``) with its newest version, and for
+each version whether this build has a run of it: a reader sees whether the newest release is
+covered, and since when.
+"""
+
+from __future__ import annotations
+
+import html
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from docutils import nodes
+from docutils.parsers.rst import Directive
+
+from .. import results
+from ..matrix import release, version_key
+from ..results import Results
+
+
+class verified_environments(nodes.General, nodes.Element):  # noqa: N801 (docutils node names)
+    """Placeholder for the table, rendered from the results at write time."""
+
+
+class VerifiedEnvironments(Directive):
+    def run(self) -> list[nodes.Node]:
+        return [verified_environments()]
+
+
+@dataclass(frozen=True)
+class Row:
+    """What one environment's results file says about the pages as they are now."""
+
+    torch: str
+    release: str
+    device: str
+    python: str
+    finished: str  # the latest page run's finish, 'YYYY-MM-DD HH:MM UTC'; '' for none
+    pages: int  # pages recorded on their current source
+    passed: int  # blocks that passed on those pages
+    cpu: bool
+
+
+def rows(recorded: list[Results], docs: Path) -> list[Row]:
+    """One row per environment, newest torch first."""
+    found = []
+    for data in recorded:
+        environment = data["environment"]
+        fresh = {
+            page: entry
+            for page, entry in data["pages"].items()
+            if (docs / page).is_file() and entry.get("sha256") == results.page_digest(docs / page)
+        }
+        blocks = [block for entry in fresh.values() for block in entry.get("blocks", {}).values()]
+        found.append(
+            Row(
+                torch=results.describe_torch(environment),
+                release=release(environment.get("torch", "")),
+                device=results.describe_device(environment),
+                python=environment.get("python", "?"),
+                finished=max((entry.get("finished", "") for entry in fresh.values()), default=""),
+                pages=len(fresh),
+                passed=sum(block.get("outcome") == "passed" for block in blocks),
+                cpu=not environment.get("gpus"),
+            )
+        )
+    return sorted(found, key=lambda row: (version_key(row.release), row.finished), reverse=True)
+
+
+def _plural(count: int, word: str) -> str:
+    return f"{count} {word}{'' if count == 1 else 's'}"
+
+
+def matrix_sentence(matrix: tuple[str, ...], found: list[Row]) -> str:
+    """'The matrix: torch 2.13.0, 2.14.1 and 2.15.0 (the newest). Verified in this build: ...'"""
+    if not matrix:
+        return ""
+    ordered = sorted(matrix, key=version_key)
+    names = ", ".join(ordered[:-1]) + f" and {ordered[-1]}" if len(ordered) > 1 else ordered[0]
+    parts = [f"The test matrix (noxfile.py): torch {names}; the newest is {ordered[-1]}."]
+    for version in reversed(ordered):
+        runs = [row for row in found if row.cpu and row.release == version and row.pages]
+        if runs:
+            latest = max(runs, key=lambda row: row.finished)
+            parts.append(
+                f"torch {version}: verified on CPU, last run {latest.finished} "
+                f"({_plural(latest.pages, 'page')}, {_plural(latest.passed, 'block')} passed)."
+            )
+        else:
+            parts.append(f"torch {version}: no run of it in this build's results.")
+    return " ".join(parts)
+
+
+def visit_html(self: Any, node: verified_environments) -> None:
+    app = self.builder.app
+    found = rows(getattr(app, "torchsheet_results", None) or [], Path(app.srcdir))
+    sentence = matrix_sentence(tuple(app.config.torchsheet_matrix), found)
+    body = [f'<p class="ts-matrix">{html.escape(sentence)}</p>'] if sentence else []
+    if found:
+        head = "".join(
+            f"<th>{name}</th>"
+            for name in ("torch", "device", "Python", "last run", "pages", "blocks passed")
+        )
+        cells = [
+            (row.torch, row.device, row.python, row.finished or "—", row.pages, row.passed)
+            for row in found
+        ]
+        lines = "".join(
+            "<tr>" + "".join(f"<td>{html.escape(str(cell))}</td>" for cell in row) + "</tr>"
+            for row in cells
+        )
+        body.append(
+            f'<table class="docutils align-default ts-environments"><thead><tr>{head}</tr>'
+            f"</thead><tbody>{lines}</tbody></table>"
+        )
+    else:
+        body.append("<p>No test results in this build: run the tests before the docs.</p>")
+    self.body.append("".join(body))
+    raise nodes.SkipNode
