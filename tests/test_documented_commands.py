@@ -74,9 +74,9 @@ def planted_problems(document: str, right: str, planted: str) -> tuple[int, list
         ("CONTRIBUTING.md", "nox -s lint", "nox -s lints", "no session 'lints'"),
         (
             "docs/verification.md",
-            "\"docs-tests(torch='2.14.1')\"",
-            "\"docs-test(torch='2.14.1')\"",
-            "no session \"docs-test(torch='2.14.1')\"",
+            "\"docs-tests(torch='2.15.0')\"",
+            "\"docs-test(torch='2.15.0')\"",
+            "no session \"docs-test(torch='2.15.0')\"",
         ),
         ("README.md", "--torchsheet-expect-gpu", "--torchsheet-expects-gpu", "no option"),
         ("README.md", "pytest -m gpu --", "pytest -m gpus --", "no pytest marker 'gpus'"),
