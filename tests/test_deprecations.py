@@ -10,6 +10,7 @@ import re
 from pathlib import Path
 
 import pytest
+import torch
 from planted import run_pytest, write_project
 
 GRADSCALER = "`torch.cuda.amp.GradScaler(args...)` is deprecated"
@@ -89,8 +90,8 @@ TORCHRUN_PAGE = """
     import torch.distributed as dist
 
     dist.init_process_group("gloo")
-    out = torch.empty(2 * dist.get_world_size())
-    dist.all_gather_into_tensor(out, torch.ones(2))
+    x = torch.ones(2)
+    scaler = torch.cuda.amp.GradScaler(enabled=False)  # deprecated on every leg of the matrix
     dist.destroy_process_group()
     ```
 
@@ -134,6 +135,14 @@ def test_a_deprecated_call_in_a_prompt_block_fails_naming_its_line(run: str) -> 
     assert outcome(run, "prompt.md", 8) == "PASSED"
 
 
+WRAPPED_DEPRECATION = tuple(int(part) for part in torch.__version__.split(".")[:2]) < (2, 15)
+
+
+@pytest.mark.skipif(
+    not WRAPPED_DEPRECATION,
+    reason="torch 2.15 no longer deprecates all_gather_into_tensor, the one deprecated API known "
+    "to warn through torch's own wrapper; the rule is checked on the legs that have it",
+)
 def test_a_deprecated_call_torch_wraps_is_still_the_blocks(run: str) -> None:
     # torch.distributed's _exception_logger takes the stacklevel: the warning points at
     # c10d_logger.py, whose caller is the block's line.
@@ -161,8 +170,7 @@ def test_a_deprecated_call_in_a_rank_fails_and_an_internal_one_is_listed(tmp_pat
     finished = run_pytest(tmp_path, "-W", "default", "docs")
     report = finished.stdout + finished.stderr
     assert outcome(report, "ranks.md", 3) == "FAILED"
-    gather = "`torch.distributed.all_gather_into_tensor` is deprecated"
-    assert f"docs/ranks.md:10: deprecated API: FutureWarning: {gather}" in report
+    assert f"docs/ranks.md:10: deprecated API: FutureWarning: {GRADSCALER}" in report
     assert "(an error in rank 0; use what the warning says)" in report
     assert outcome(report, "ranks.md", 14) == "PASSED"
     assert "/torch/rank.py:9: DeprecationWarning: planted rank internal" in report
