@@ -365,11 +365,12 @@ def test_pitfall_links_land_on_their_blocks(browser, base_url: str) -> None:
         browser.get(base_url + href)
         follows = browser.execute_script(
             "const e = document.getElementById(arguments[0]); let n = e && e.nextElementSibling;"
-            "return n ? n.className + ' ' + (n.querySelector('.highlight-python') ? 'python' : '')"
-            " : null",
+            "return n ? n.className + ' '"
+            " + (n.querySelector('[class*=\"highlight-\"]') ? 'code' : '') : null",
             href.split("#")[1],
         )
-        assert follows and ("highlight-python" in follows or "python" in follows), href
+        # A code block of any language: a trap can be a Python block or an sbatch script.
+        assert follows and ("highlight-" in follows or "code" in follows), href
 
 
 def test_screenshots_of_the_quick_reference(browser, base_url: str) -> None:
