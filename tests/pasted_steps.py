@@ -8,6 +8,7 @@ checks every prompt shares (:func:`prompt_problems`).
 
 from __future__ import annotations
 
+import ast
 import doctest
 from pathlib import Path
 
@@ -89,14 +90,38 @@ def page_steps(source: Path, site: Path) -> list[dict]:
     return steps
 
 
-def shown_outputs(step: dict) -> list[str]:
-    """The lines of what the page shows the block print (and, for >>>, the exceptions)."""
+def shown_outputs(step: dict, one_input: bool = False) -> list[str]:
+    """The lines of what the page shows the block print (and, for >>>, the exceptions).
+
+    With ``one_input``: what a REPL that runs a pasted block as one input shows of them (Python
+    3.13's REPL, IPython, Jupyter): the value of a bare expression only when it is the block's
+    last statement; what the other statements print (``print``, a loop, an exception) all the
+    same.
+    """
     if step["kind"] == "doctest":
         examples = doctest.DocTestParser().get_examples(step["code"])
-        shown = "".join(example.want for example in examples)
+        last = len(examples) - 1
+        shown = "".join(
+            example.want
+            for index, example in enumerate(examples)
+            if not one_input or index == last or not echoes_a_value(example.source)
+        )
     else:
         shown = step["expected"] or ""
     return [" ".join(line.split()) for line in shown.splitlines() if line.strip()]
+
+
+def echoes_a_value(source: str) -> bool:
+    """Whether ``source`` is one bare expression (not a ``print``): its output is its value."""
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return False
+    if len(tree.body) != 1 or not isinstance(tree.body[0], ast.Expr):
+        return False
+    call = tree.body[0].value
+    is_print = isinstance(call, ast.Call) and getattr(call.func, "id", None) == "print"
+    return not is_print
 
 
 def expected_tracebacks(step: dict) -> int:
@@ -105,24 +130,23 @@ def expected_tracebacks(step: dict) -> int:
     return sum(ex.exc_msg is not None for ex in doctest.DocTestParser().get_examples(step["code"]))
 
 
-def prompt_problems(step: dict, shown: str, traceback: str, outputs: bool = True) -> list[str]:
+def prompt_problems(step: dict, shown: str, traceback: str, one_input: bool = False) -> list[str]:
     """What is wrong with what a prompt showed for one pasted step.
 
     A SyntaxError or IndentationError; a traceback (its first line is ``traceback``) the page
-    does not show; with ``outputs``, a line of the page's output (one without '...') that is not
-    on the terminal.
+    does not show; a line of the page's output (one without '...') that is not on the terminal
+    (of those the prompt shows: :func:`shown_outputs`).
     """
     errors = [match[0].strip() for match in SYNTAX.finditer(shown)]
     extra = shown.count(traceback) - expected_tracebacks(step)
     if extra > 0:
         errors.append(f"{extra} traceback(s) the page does not show")
-    if outputs:
-        flat = " ".join(shown.split())
-        missing = [
-            line
-            for line in shown_outputs(step)
-            if "..." not in line and line not in flat and not line.startswith("Traceback")
-        ]
-        if missing:
-            errors.append(f"the terminal did not show these output lines: {missing}")
+    flat = " ".join(shown.split())
+    missing = [
+        line
+        for line in shown_outputs(step, one_input)
+        if "..." not in line and line not in flat and not line.startswith("Traceback")
+    ]
+    if missing:
+        errors.append(f"the terminal did not show these output lines: {missing}")
     return errors

@@ -1,0 +1,163 @@
+"""A reader at Python 3.13's default REPL or at IPython, on a pseudo-terminal, read off a screen.
+
+Used by tests/test_paste_repls.py. Both prompts redraw what is typed with escape sequences
+(colours, cursor moves, the auto-indentation they add), so what a reader sees is what a terminal
+emulator (pyte) draws from the bytes, not the bytes. :meth:`ReplScreen.paste` clears the screen
+(Ctrl-L), pastes a block as a terminal does, presses Enter as a reader does while the prompt
+waits at an empty continuation line (at most three times), and returns the screen's lines.
+
+How the block is pasted (:data:`HOW`):
+
+- ``bracketed``: ``ESC[200~`` text ``ESC[201~``, what current terminals send; the REPL takes
+  the block as one input.
+- ``typed``: the lines as plain keystrokes, what a terminal without bracketed paste sends; the
+  REPL indents each line after a ``:`` on its own, on top of the pasted spaces.
+- ``own-way``: the REPL's own way for that: F3 (paste mode) before and after the text at the
+  3.13 REPL, ``%cpaste`` then the text then ``--`` at IPython.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import pexpect
+import pyte
+
+HOW = ("bracketed", "typed", "own-way")
+ROWS, COLUMNS = 500, 200  # tall: one block and its output fit on the cleared screen
+QUIET_SECONDS = 0.25  # no output for this long: the REPL is waiting or computing
+MAX_ENTERS = 3
+
+
+@dataclass(frozen=True)
+class Repl:
+    """How to start one REPL and how its prompts look on the cursor's line."""
+
+    name: str
+    args: tuple[str, ...]
+    ready: re.Pattern[str]  # the prompt for a new input (nothing typed after it: waiting)
+    more: re.Pattern[str]  # the continuation prompt
+    traceback: str  # the line that starts a traceback
+    own_way: tuple[str, str]  # sent before and after the text for the ``own-way`` paste
+
+
+PYTHON_REPL = Repl(
+    name="python3.13 REPL",
+    args=("-q",),
+    ready=re.compile(r">>>"),
+    more=re.compile(r"\.\.\.|\(paste\)"),
+    traceback="Traceback (most recent call last):",
+    own_way=("\x1bOR", "\x1bOR"),  # F3 (xterm's kf3) enters paste mode, F3 again leaves it
+)
+IPYTHON = Repl(
+    name="IPython",
+    args=("-m", "IPython", "--no-banner"),
+    ready=re.compile(r"In \[\d+\]:"),
+    more=re.compile(r" *\.\.\.:"),
+    traceback="Traceback (most recent call last)",
+    own_way=("%cpaste\r", "\r--\r"),
+)
+
+
+class ReplError(RuntimeError):
+    """The REPL did not come back to its prompt in time, or left."""
+
+
+class ReplScreen:
+    """One interactive REPL of ``sys.executable`` on a pseudo-terminal, drawn by pyte."""
+
+    def __init__(self, repl: Repl, cwd: Path, timeout: float) -> None:
+        self.repl, self.timeout = repl, timeout
+        self.enters = 0  # the Enters the last paste needed
+        env = {
+            "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+            "HOME": str(cwd),
+            "TERM": "xterm-256color",
+            "LANG": "C.UTF-8",
+            "IPYTHONDIR": str(cwd / ".ipython"),
+        }
+        self.screen = pyte.Screen(COLUMNS, ROWS)
+        self.stream = pyte.ByteStream(self.screen)
+        self.child = pexpect.spawn(
+            sys.executable, list(repl.args), cwd=str(cwd), env=env, dimensions=(ROWS, COLUMNS)
+        )
+        self.child.delaybeforesend = None
+        # The REPL asks where the cursor is (prompt_toolkit does); the emulator answers.
+        self.screen.write_process_input = lambda answer: self.child.send(answer.encode())
+        self._settle(enters=False)
+
+    def paste(self, code: str, how: str) -> str:
+        """Paste ``code`` as ``how`` says, then Enter as needed; what the screen shows after."""
+        self.child.send(b"\x0c")  # Ctrl-L: a clear screen with the prompt at the top
+        self._settle(enters=False)
+        text = code.replace("\n", "\r")  # a terminal sends Return for each line break
+        if how == "bracketed":
+            self._send(f"\x1b[200~{text}\x1b[201~")
+        elif how == "typed":
+            self._send(text)
+        elif how == "own-way":
+            before, after = self.repl.own_way
+            self._send(before)
+            self._pump()
+            self._send(text + after)
+        else:
+            raise ValueError(f"unknown paste {how!r}; known: {', '.join(HOW)}")
+        self.enters = self._settle(enters=True)
+        return self.text()
+
+    def text(self) -> str:
+        lines = [line.rstrip() for line in self.screen.display]
+        return "\n".join(lines).rstrip()
+
+    def close(self) -> None:
+        self.child.close(force=True)
+
+    def _send(self, text: str) -> None:
+        """Send in small pieces, reading what the REPL draws in between (no full pipe)."""
+        data = text.encode()
+        for start in range(0, len(data), 256):
+            self.child.send(data[start : start + 256])
+            self._read(0)
+
+    def _read(self, timeout: float) -> bool:
+        try:
+            data = self.child.read_nonblocking(65536, timeout=timeout)
+        except pexpect.TIMEOUT:
+            return False
+        except pexpect.EOF as error:
+            raise ReplError(f"{self.repl.name} exited:\n{self.text()[-3000:]}") from error
+        self.stream.feed(data)
+        return True
+
+    def _pump(self) -> None:
+        """Read until nothing comes for QUIET_SECONDS."""
+        last = time.monotonic()
+        while time.monotonic() - last < QUIET_SECONDS:
+            if self._read(0.05):
+                last = time.monotonic()
+
+    def _cursor_line(self) -> str:
+        row = self.screen.buffer[self.screen.cursor.y]
+        return "".join(row[column].data for column in range(COLUMNS)).rstrip()
+
+    def _settle(self, enters: bool) -> int:
+        """Wait for the prompt of a new input; with ``enters``, press Enter, as a reader does,
+        while the cursor waits at a prompt with the input unfinished. Returns the Enters pressed.
+        """
+        deadline, pressed = time.monotonic() + self.timeout, 0
+        while time.monotonic() < deadline:
+            self._pump()
+            line = self._cursor_line()
+            if self.repl.ready.fullmatch(line):
+                return pressed
+            if enters and (self.repl.ready.match(line) or self.repl.more.match(line)):
+                if pressed == MAX_ENTERS:
+                    raise ReplError(f"still at {line!r} after {pressed} Enters:\n{self.text()}")
+                self.child.send(b"\r")
+                pressed += 1
+        raise ReplError(f"no prompt after {self.timeout} s:\n{self.text()[-3000:]}")
