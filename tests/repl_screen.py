@@ -44,6 +44,7 @@ class Repl:
     more: re.Pattern[str]  # the continuation prompt
     traceback: str  # the line that starts a traceback
     own_way: tuple[str, str]  # sent before and after the text for the ``own-way`` paste
+    redraws: bool = True  # clears its screen on Ctrl-L; False: reads plain lines (input())
 
 
 PYTHON_REPL = Repl(
@@ -61,6 +62,17 @@ IPYTHON = Repl(
     more=re.compile(r" *\.\.\.:"),
     traceback="Traceback (most recent call last)",
     own_way=("%cpaste\r", "\r--\r"),
+)
+#: IPython without prompt_toolkit: lines read one by one, no auto-indentation, no bracketed
+#: paste (a terminal types the paste in).
+IPYTHON_SIMPLE = Repl(
+    name="IPython --simple-prompt",
+    args=("-m", "IPython", "--no-banner", "--simple-prompt"),
+    ready=IPYTHON.ready,
+    more=IPYTHON.more,
+    traceback=IPYTHON.traceback,
+    own_way=IPYTHON.own_way,
+    redraws=False,
 )
 
 
@@ -93,8 +105,13 @@ class ReplScreen:
 
     def paste(self, code: str, how: str) -> str:
         """Paste ``code`` as ``how`` says, then Enter as needed; what the screen shows after."""
-        self.child.send(b"\x0c")  # Ctrl-L: a clear screen with the prompt at the top
-        self._settle(enters=False)
+        if self.repl.redraws:
+            self.child.send(b"\x0c")  # Ctrl-L: a clear screen with the prompt at the top
+            self._settle(enters=False)
+        else:  # it only writes on: clear the emulator's screen, the prompt on the top line
+            prompt = self._cursor_line()
+            self.screen.reset()
+            self.stream.feed(prompt.encode() + b" ")
         text = code.replace("\n", "\r")  # a terminal sends Return for each line break
         if how == "bracketed":
             self._send(f"\x1b[200~{text}\x1b[201~")
