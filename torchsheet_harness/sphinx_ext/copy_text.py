@@ -73,9 +73,16 @@ def wrap_copybutton(app: Any, config: Any) -> None:
     renamed = source.replace("function formatCopyText(", "function formatCopyTextOfCopybutton(")
     if renamed == source:
         raise RuntimeError("sphinx-copybutton's formatCopyText not found; cannot wrap it")
-    # copybutton.js's messages are in scope where this source lands (not where the browser test
-    # runs the functions alone: hence the typeof).
-    tooltip = f"if (typeof messages !== 'undefined') messages.en.copy = {json.dumps(COPY_TOOLTIP)};"
+    # This source lands inside copybutton.js's addCopyButtonToCodeCells, after the buttons are
+    # made: set their tooltip, and the message it returns to after "Copied!". (The browser test
+    # runs these functions alone, without copybutton's messages: hence the typeof.)
+    tooltip = (
+        "if (typeof messages !== 'undefined') {\n"
+        f"  messages[locale].copy = {json.dumps(COPY_TOOLTIP)};\n"
+        "  document.querySelectorAll('button.copybtn')"
+        ".forEach(button => button.setAttribute('data-tooltip', messages[locale].copy));\n"
+        "}"
+    )
     config.html_context["copybutton_format_func"] = "\n".join(
         [renamed, JS_FILE.read_text("utf-8"), tooltip]
     )
