@@ -10,9 +10,10 @@ most readers paste into today, each on a pseudo-terminal read off a terminal emu
   itself, on top of the pasted spaces, as the site says (docs/verification.md);
 - a pasted block runs as one input and shows only its last value, as the site says;
 - a set of real pages (loops, with-blocks, exceptions shown, classes), block after block,
-  bracketed: no SyntaxError or IndentationError, no traceback the page does not show, and every
-  output line of the page that such a REPL shows (what is printed, and the last value of each
-  block: tests/pasted_steps.py, ``shown_outputs``).
+  bracketed, and from a terminal without bracketed paste (a block with an indented line the
+  REPL's own way, any other typed in): no SyntaxError or IndentationError, no traceback the page
+  does not show, and every output line of the page that such a REPL shows (what is printed, and
+  the last value of each input: tests/pasted_steps.py, ``shown_outputs``).
 
 Run once per CI by ``nox -s paste-repls`` (Python 3.13 with IPython and torch), not in each torch
 leg: elsewhere they skip, saying what they need. With TORCHSHEET_PASTE_REPLS=1 (set by that
@@ -117,15 +118,26 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return build_site(tmp_path_factory.getbasetemp())
 
 
+def how_to_paste(copied: str, terminal: str) -> str:
+    """How a reader following docs/verification.md pastes a block at ``terminal``: without
+    bracketed paste, a block with an indented line the REPL's own way, any other typed in."""
+    if terminal == "bracketed":
+        return "bracketed"
+    indented = any(line[:1] in (" ", "\t") for line in copied.splitlines())
+    return "own-way" if indented else "typed"
+
+
+@pytest.mark.parametrize("terminal", ["bracketed", "typed"])
 @pytest.mark.parametrize("page", PAGES)
-def test_a_page_pastes_block_after_block(screen, page: str, site: Path) -> None:
+def test_a_page_pastes_block_after_block(screen, page: str, terminal: str, site: Path) -> None:
     problems = []
     for step in page_steps(DOCS / page, site):
-        shown = screen.paste(step["copied"], "bracketed")
-        found = prompt_problems(step, shown, screen.repl.traceback, one_input=True)
+        how = how_to_paste(step["copied"], terminal)
+        shown = screen.paste(step["copied"], how)
+        found = prompt_problems(step, shown, screen.repl.traceback, one_input=how != "typed")
         if found:
             problems.append(
-                f"{step['name']}: pasted at {screen.repl.name}: " + "; ".join(found)
+                f"{step['name']}: pasted {how} at {screen.repl.name}: " + "; ".join(found)
                 + f"\n--- pasted ---\n{step['copied']}\n--- the screen showed ---\n"
                 + shown[-3000:]
             )  # fmt: skip
