@@ -166,7 +166,7 @@ class ReplScreen:
         """Wait for the prompt of a new input; with ``enters``, press Enter, as a reader does,
         while the cursor waits at a prompt with the input unfinished. Returns the Enters pressed.
         """
-        deadline, pressed = time.monotonic() + self.timeout, 0
+        deadline, pressed, line = time.monotonic() + self.timeout, 0, ""
         while time.monotonic() < deadline:
             self._pump()
             line = self._cursor_line()
@@ -177,4 +177,16 @@ class ReplScreen:
                     raise ReplError(f"still at {line!r} after {pressed} Enters:\n{self.text()}")
                 self.child.send(b"\r")
                 pressed += 1
-        raise ReplError(f"no prompt after {self.timeout} s:\n{self.text()[-3000:]}")
+        raise ReplError(
+            f"no prompt after {self.timeout} s ({pressed} Enters; {self._state()}; cursor at"
+            f" {self.screen.cursor.y},{self.screen.cursor.x}: {line!r}):\n{self.text()[-3000:]}"
+        )
+
+    def _state(self) -> str:
+        """What the REPL's process is doing, for a timeout's message (Linux; '?' elsewhere)."""
+        try:
+            proc = Path("/proc") / str(self.child.pid)
+            state = (proc / "stat").read_text().rsplit(")", 1)[1].split()[0]
+            return f"process state {state}, waiting in {(proc / 'wchan').read_text() or '-'}"
+        except OSError:
+            return "process state ?"
