@@ -22,6 +22,7 @@ import os
 import re
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -101,30 +102,33 @@ class ReplScreen:
         self.child.delaybeforesend = None
         # The REPL asks where the cursor is (prompt_toolkit does); the emulator answers.
         self.screen.write_process_input = lambda answer: self.child.send(answer.encode())
-        self._settle(enters=False)
+        self._settle(enters=False, until=lambda: True)
 
     def paste(self, code: str, how: str) -> str:
         """Paste ``code`` as ``how`` says, then Enter as needed; what the screen shows after."""
         if self.repl.redraws:
             self.child.send(b"\x0c")  # Ctrl-L: a clear screen with the prompt at the top
-            self._settle(enters=False)
+            self._settle(enters=False, until=lambda: self.text().strip() == self._cursor_line())
         else:  # it only writes on: clear the emulator's screen, the prompt on the top line
             prompt = self._cursor_line()
             self.screen.reset()
             self.stream.feed(prompt.encode() + b" ")
         text = code.replace("\n", "\r")  # a terminal sends Return for each line break
+        before = self.text()
         if how == "bracketed":
             self._send(f"\x1b[200~{text}\x1b[201~")
         elif how == "typed":
             self._send(text)
         elif how == "own-way":
-            before, after = self.repl.own_way
-            self._send(before)
+            start, end = self.repl.own_way
+            self._send(start)
             self._pump()
-            self._send(text + after)
+            self._send(text + end)
         else:
             raise ValueError(f"unknown paste {how!r}; known: {', '.join(HOW)}")
-        self.enters = self._settle(enters=True)
+        # Under load the REPL may not have drawn the paste yet: the prompt it still shows is not
+        # the prompt after the paste.
+        self.enters = self._settle(enters=True, until=lambda: self.text() != before)
         return self.text()
 
     def text(self) -> str:
@@ -162,14 +166,17 @@ class ReplScreen:
         row = self.screen.buffer[self.screen.cursor.y]
         return "".join(row[column].data for column in range(COLUMNS)).rstrip()
 
-    def _settle(self, enters: bool) -> int:
-        """Wait for the prompt of a new input; with ``enters``, press Enter, as a reader does,
-        while the cursor waits at a prompt with the input unfinished. Returns the Enters pressed.
+    def _settle(self, enters: bool, until: Callable[[], bool]) -> int:
+        """Wait for the prompt of a new input on a screen for which ``until()`` holds; with
+        ``enters``, press Enter, as a reader does, while the cursor waits at a prompt with the
+        input unfinished. Returns the Enters pressed.
         """
         deadline, pressed, line = time.monotonic() + self.timeout, 0, ""
         while time.monotonic() < deadline:
             self._pump()
             line = self._cursor_line()
+            if not until():
+                continue
             if self.repl.ready.fullmatch(line):
                 return pressed
             if enters and (self.repl.ready.match(line) or self.repl.more.match(line)):
