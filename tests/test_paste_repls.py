@@ -113,8 +113,9 @@ def test_a_pasted_block_shows_its_last_value_only(screen) -> None:
     assert "48" in after_code and "42" not in after_code, shown
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture
 def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Built once per run (build_site); function-scoped so that a skip comes first."""
     return build_site(tmp_path_factory.getbasetemp())
 
 
