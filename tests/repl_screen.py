@@ -4,7 +4,8 @@ Used by tests/test_paste_repls.py. Both prompts redraw what is typed with escape
 (colours, cursor moves, the auto-indentation they add), so what a reader sees is what a terminal
 emulator (pyte) draws from the bytes, not the bytes. :meth:`ReplScreen.paste` clears the screen
 (Ctrl-L), pastes a block as a terminal does, presses Enter as a reader does while the prompt
-waits at an empty continuation line (at most three times), and returns the screen's lines.
+waits with the input unfinished (at most three times), and returns the screen's lines less the
+code (:func:`without_code`).
 
 How the block is pasted (:data:`HOW`):
 
@@ -30,6 +31,10 @@ import pexpect
 import pyte
 
 HOW = ("bracketed", "typed", "own-way")
+#: A screen line that echoes input: a prompt, then what was typed (``%cpaste`` draws ':'s).
+ECHO = re.compile(r"^(?:>>>|\.\.\.|\(paste\)|In \[\d+\]:|\s*\.\.\.:)(?: |$)")
+#: A source line IPython quotes in a traceback: its number, then the code.
+QUOTED = re.compile(r"^\s*(?:-+>\s*)?\d+\s(?P<code>.*)$")
 ROWS, COLUMNS = 500, 200  # tall: one block and its output fit on the cleared screen
 QUIET_SECONDS = 0.25  # no output for this long: the REPL is waiting or computing
 MAX_ENTERS = 3
@@ -75,6 +80,22 @@ IPYTHON_SIMPLE = Repl(
     own_way=IPYTHON.own_way,
     redraws=False,
 )
+
+
+def without_code(screen: str, code: str) -> str:
+    """What the screen shows besides the code: no echo of the pasted lines, nor of the code a
+    traceback quotes. An expected output line must not be found in the code that was pasted."""
+    code_lines = {line.strip() for line in code.splitlines() if line.strip()}
+    shown = []
+    for line in screen.splitlines():
+        line = line.lstrip(":")  # %cpaste's prompts, before its echo and its output alike
+        quoted = QUOTED.match(line)
+        if ECHO.match(line) or line.strip() in code_lines:
+            continue
+        if quoted and quoted["code"].strip() in code_lines:
+            continue
+        shown.append(line)
+    return "\n".join(shown)
 
 
 class ReplError(RuntimeError):
@@ -129,7 +150,7 @@ class ReplScreen:
         # Under load the REPL may not have drawn the paste yet: the prompt it still shows is not
         # the prompt after the paste.
         self.enters = self._settle(enters=True, until=lambda: self.text() != before)
-        return self.text()
+        return without_code(self.text(), code)
 
     def text(self) -> str:
         lines = [line.rstrip() for line in self.screen.display]
