@@ -31,8 +31,9 @@ import pexpect
 import pyte
 
 HOW = ("bracketed", "typed", "own-way")
-#: A screen line that echoes input: a prompt, then what was typed (``%cpaste`` draws ':'s).
-ECHO = re.compile(r"^(?:>>>|\.\.\.|\(paste\)|In \[\d+\]:|\s*\.\.\.:)(?: |$)")
+#: A prompt at the start of a screen line (``%cpaste`` draws ':'s); what follows is the echo of
+#: the input, or with --simple-prompt the output, drawn after the prompts of the typed lines.
+PROMPT = re.compile(r"^(?::+|(?:>>>|\.\.\.|\(paste\)|In \[\d+\]:|\s*\.\.\.:)(?: |$))")
 #: A source line IPython quotes in a traceback: its number, then the code.
 QUOTED = re.compile(r"^\s*(?:-+>\s*)?\d+\s(?P<code>.*)$")
 ROWS, COLUMNS = 500, 200  # tall: one block and its output fit on the cleared screen
@@ -88,9 +89,10 @@ def without_code(screen: str, code: str) -> str:
     code_lines = {line.strip() for line in code.splitlines() if line.strip()}
     shown = []
     for line in screen.splitlines():
-        line = line.lstrip(":")  # %cpaste's prompts, before its echo and its output alike
+        while (prompt := PROMPT.match(line)) and prompt.end():
+            line = line[prompt.end() :]
         quoted = QUOTED.match(line)
-        if ECHO.match(line) or line.strip() in code_lines:
+        if not line.strip() or line.strip() in code_lines:
             continue
         if quoted and quoted["code"].strip() in code_lines:
             continue
