@@ -19,9 +19,12 @@ How the block is pasted (:data:`HOW`):
 
 from __future__ import annotations
 
+import array
+import fcntl
 import os
 import re
 import sys
+import termios
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -100,6 +103,14 @@ def without_code(screen: str, code: str) -> str:
     return "\n".join(shown)
 
 
+def _open_stdin(pid: int) -> int | None:
+    """The REPL's terminal, opened to see how much typed input it has not read yet (Linux)."""
+    try:
+        return os.open(f"/proc/{pid}/fd/0", os.O_RDONLY | os.O_NOCTTY | os.O_NONBLOCK)
+    except OSError:
+        return None
+
+
 class ReplError(RuntimeError):
     """The REPL did not come back to its prompt in time, or left."""
 
@@ -123,6 +134,7 @@ class ReplScreen:
             sys.executable, list(repl.args), cwd=str(cwd), env=env, dimensions=(ROWS, COLUMNS)
         )
         self.child.delaybeforesend = None
+        self._stdin = _open_stdin(self.child.pid)
         # The REPL asks where the cursor is (prompt_toolkit does); the emulator answers.
         self.screen.write_process_input = lambda answer: self.child.send(answer.encode())
         self._settle(enters=False, until=lambda: True)
@@ -159,7 +171,17 @@ class ReplScreen:
         return "\n".join(lines).rstrip()
 
     def close(self) -> None:
+        if self._stdin is not None:
+            os.close(self._stdin)
         self.child.close(force=True)
+
+    def _input_pending(self) -> bool:
+        """Whether typed bytes still wait to be read: then a prompt on screen is not the last."""
+        if self._stdin is None:
+            return False
+        pending = array.array("i", [0])
+        fcntl.ioctl(self._stdin, termios.FIONREAD, pending)
+        return pending[0] > 0
 
     def _send(self, text: str) -> None:
         """Send in small pieces, reading what the REPL draws in between (no full pipe)."""
@@ -198,7 +220,7 @@ class ReplScreen:
         while time.monotonic() < deadline:
             self._pump()
             line = self._cursor_line()
-            if not until():
+            if not until() or self._input_pending():
                 continue
             if self.repl.ready.fullmatch(line):
                 return pressed
