@@ -1,8 +1,8 @@
 """Sessions: docs (build the HTML), docs-tests (run every page and snippet, and the checks that
 depend on the torch version), harness-tests (the harness's own tests, once, on the default
-torch), gpu-host (the CPU torchrun blocks as on a machine with a GPU), update-outputs (rewrite
-the outputs of the pages named), gpu, lint, bench. Which test file runs where:
-``torchsheet_harness/pytest_plugin/sides.py``.
+torch), gpu-host (the CPU torchrun blocks as on a machine with a GPU), paste-repls (paste pages
+at Python 3.13's REPL and IPython), update-outputs (rewrite the outputs of the pages named),
+gpu, lint, bench. Which test file runs where: ``torchsheet_harness/pytest_plugin/sides.py``.
 
 torch comes from TORCH_SPEC, default ``torch==2.13.0`` (an unpinned spec makes pip download a
 multi-GB CUDA build). Example: ``TORCH_SPEC="torch>=2.6" nox -s docs-tests``.
@@ -37,6 +37,9 @@ nox.options.default_venv_backend = "venv"
 TORCH_VERSIONS = ("2.13.0", "2.14.1", "2.15.0")  # docs-tests' matrix; the first is the default leg
 TORCH_SPEC = os.environ.get("TORCH_SPEC", f"torch=={TORCH_VERSIONS[0]}")
 PYTHON = os.environ.get("TORCHSHEET_PYTHON")  # None: the Python running nox
+# paste-repls needs Python 3.13 (its new REPL): a version nox finds, or a path to one (CI passes
+# pyenv's, where python3.13 on PATH may be a shim that runs nothing).
+PYTHON313 = os.environ.get("TORCHSHEET_PYTHON313", "3.13")
 # nox -s gpu records here: a GPU runner's results file is committed
 # (MAINTAINING.md, "Publishing a GPU run").
 GPU_RESULTS = "docs/_results"
@@ -118,6 +121,21 @@ def gpu_host(session: nox.Session) -> None:
     session.run(
         "pytest", "-n", workers, "--dist", "loadfile", "-m", CPU_TORCHRUN,
         "--torchsheet-gpu-host", "--torchsheet-results=", "docs", *session.posargs,
+    )  # fmt: skip
+
+
+@nox.session(name="paste-repls", python=PYTHON313)
+def paste_repls(session: nox.Session) -> None:
+    """Paste pages at Python 3.13's default REPL and at IPython (tests/test_paste_repls.py).
+
+    Once per CI, on the default torch (PyPI's torch for Python 3.13 is the CUDA build: a few GB
+    the first time, then pip's cache), not in every docs-tests leg, where these tests skip.
+    """
+    install(session, "test,repls")
+    workers = os.environ.get("TORCHSHEET_WORKERS", "auto")
+    session.run(
+        "pytest", "-n", workers, "tests/test_paste_repls.py", *session.posargs,
+        env={"TORCHSHEET_PASTE_REPLS": "1"},
     )  # fmt: skip
 
 

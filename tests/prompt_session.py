@@ -1,10 +1,12 @@
 """A reader at the classic ``python`` prompt, on a pseudo-terminal (pexpect).
 
 Used by tests/test_copy_paste.py. The interpreter is the one the suite runs (``python -I -q``,
-readline as the reader has it, ``TERM=dumb``, the basic REPL on 3.13), started in an empty
-directory. :meth:`ClassicPrompt.paste` types a block's copied text line after line, as the
-terminal hands a paste to the prompt, then presses Enter as a reader does after a paste (twice
-when the prompt is left at ``...``), and returns what the terminal showed after the typed lines.
+readline as the reader has it), started in an empty directory. On 3.13 it is the classic prompt
+because ``TERM=dumb`` makes the new REPL step aside: ``-I`` ignores ``PYTHON_BASIC_REPL``
+there (the new REPL and IPython: tests/test_paste_repls.py). :meth:`ClassicPrompt.paste` types
+a block's copied text line after line, as the terminal hands a paste to the prompt, then presses
+Enter as a reader does after a paste (twice when the prompt is left at ``...``), and returns what
+the terminal showed after the typed lines.
 """
 
 from __future__ import annotations
@@ -18,6 +20,8 @@ import pexpect
 
 #: A prompt at the start of a line (readline may put escape sequences before it).
 PROMPT = re.compile(r"(?:\r?\n|^)(?:\x1b\[[0-9;?]*[A-Za-z])*(>>>|\.\.\.) ")
+#: Colours and cursor moves (3.13 colours its tracebacks even with TERM=dumb).
+ESCAPE = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
 TRACEBACK = "Traceback (most recent call last):"
 SYNTAX = re.compile(r"^\s*(SyntaxError|IndentationError|TabError): .*$", re.MULTILINE)
 
@@ -57,7 +61,7 @@ class ClassicPrompt:
         self.child.expect(PROMPT)
         self.prompt = self.child.match[1]
         _echo, _, shown = self.child.before.partition("\n")
-        return shown
+        return ESCAPE.sub("", shown)
 
     def paste(self, code: str) -> str:
         """Paste ``code`` and press Enter (again while the prompt is ``...``)."""

@@ -26,7 +26,7 @@ from built_site import (
     serve,
 )
 
-from torchsheet_harness.sphinx_ext.copy_text import CopySettings, copied_text
+from torchsheet_harness.sphinx_ext.copy_text import COPY_TOOLTIP, CopySettings, copied_text
 
 SCREENSHOTS = DOCS / "_build" / "screenshots"
 WAIT_SECONDS = 20
@@ -211,6 +211,7 @@ def test_copy_button_copies_code_without_prompts(browser, base_url: str, site: P
         "arguments[0].scrollIntoView({block: 'center', behavior: 'instant'})", pre
     )
     button = pre.find_element("xpath", "following-sibling::button[contains(@class,'copybtn')]")
+    assert button.get_attribute("data-tooltip") == COPY_TOOLTIP
     ActionChains(browser).move_to_element(pre).move_to_element(button).click().perform()
     copied = wait_for(browser, "window.__copied", "the copy event")
     assert copied == copied_text(blocks[index].text, settings)

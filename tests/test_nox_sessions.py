@@ -1,6 +1,7 @@
 """The noxfile's sessions, called as functions with a recording stand-in for nox's Session.
 
-docs-tests runs one torch leg per parametrization, the bare name only the default one; the gpu
+docs-tests runs one torch leg per parametrization, the bare name only the default one;
+paste-repls runs the REPL paste tests once, requiring what they need; the gpu
 session records into docs/_results/ and passes --torchsheet-expect-gpu, whose refusal
 (tests/test_results_file.py) makes a GPU run that tests nothing fail.
 """
@@ -37,6 +38,7 @@ class Recorder:
 
     def run(self, *args: str, **kwargs: object) -> None:
         self.calls.append(("run", *args))
+        self.env = kwargs.get("env")
 
     def skip(self, reason: str) -> None:
         raise Skipped(reason)
@@ -126,6 +128,19 @@ def test_docs_tests_keeps_the_sheet_side_and_harness_tests_the_other() -> None:
     session = Recorder()
     noxfile.harness_tests(session)
     assert session.calls[-1][-2:] == ("--torchsheet-side=harness", "tests")
+
+
+def test_paste_repls_runs_the_repl_tests_and_requires_what_they_need() -> None:
+    """Once per CI, in a venv of its own: there a missing Python 3.13 or IPython fails."""
+    session = Recorder()
+    noxfile.paste_repls(session)
+    assert session.calls[0] == ("install", noxfile.TORCH_SPEC)
+    assert session.calls[1] == ("install", "-e", ".[test,repls]")
+    assert session.calls[-1][:2] == ("run", "pytest")
+    assert "tests/test_paste_repls.py" in session.calls[-1]
+    assert session.env == {"TORCHSHEET_PASTE_REPLS": "1"}
+    ci_run = (Path(noxfile.__file__).parent / ".ci" / "run").read_text()
+    assert '"$nox" -s paste-repls' in ci_run
 
 
 def test_the_ci_matrix_is_the_noxfile_matrix() -> None:

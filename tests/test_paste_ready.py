@@ -83,12 +83,13 @@ def test_what_the_button_copies_now_runs_at_the_real_prompt(prompt, form: str) -
     assert namespace_file.keys() == namespace_ready.keys()
 
 
-def test_paste_ready_drops_blank_lines_in_bodies_and_ends_bodies_with_one() -> None:
+def test_paste_ready_drops_blank_lines_in_bodies_and_ends_bodies_and_the_text_with_one() -> None:
     assert paste_ready("if x:\n    a = 1\n\n    b = 2\nc = 3\n") == (
-        "if x:\n    a = 1\n    b = 2\n\nc = 3"
+        "if x:\n    a = 1\n    b = 2\n\nc = 3\n"
     )
     kept = "x = [\n    1,\n]\ntry:\n    pass\nexcept E:\n    pass\n# note\ny = 1"
-    assert paste_ready(kept) == kept.replace("# note\ny", "# note\n\ny")
+    assert paste_ready(kept) == kept.replace("# note\ny", "# note\n\ny") + "\n"
+    assert paste_ready("x = 1\n\n\n") == "x = 1\n"  # one line break at the end, for Enter
 
 
 def test_the_linter_flags_a_block_the_button_cannot_make_pasteable(tmp_path: Path) -> None:

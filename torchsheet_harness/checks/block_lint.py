@@ -7,12 +7,14 @@ are checked one by one.
 
 Each block a reader pastes at the prompt (Python run in-process) is also checked as the copy
 button yields it (:mod:`..sphinx_ext.copy_text`) against the classic ``python`` prompt's rules:
-code that runs from a file can still be a syntax error there. ``python -m
-torchsheet_harness.checks.block_lint [docs]``
+code that runs from a file can still be a syntax error there. And a ``>>>`` block ends at the
+first exception it shows: IPython and Jupyter run a pasted block as one input and stop there.
+``python -m torchsheet_harness.checks.block_lint [docs]``
 """
 
 from __future__ import annotations
 
+import doctest
 import re
 import subprocess
 import sys
@@ -20,8 +22,8 @@ from pathlib import Path
 
 from sybil import Document
 
-from ..locations import display_path, page_files, place
-from ..pages.blocks import lex_blocks
+from ..locations import display_path, line_at, page_files, place
+from ..pages.blocks import Block, lex_blocks
 from ..pages.collect import page_sybil
 from ..pages.parser import block_of
 from ..pages.requirements import RequirementError
@@ -115,7 +117,26 @@ def paste_findings(page: Path) -> list[str]:
                 f"{place(page, block.line)}: the copy button's code fails at the classic python "
                 f"prompt (3.10-3.12): {problem}"
             )
+        if (line := code_after_an_exception(document.text, block)) is not None:
+            findings.append(
+                f"{place(page, line)}: this exception is not the end of its >>> block; IPython "
+                "and Jupyter stop a pasted block at its first exception, so the lines after it "
+                "never run there: end the block here and go on in a new one"
+            )
     return findings
+
+
+def code_after_an_exception(text: str, block: Block) -> int | None:
+    """The page line of the first exception a ``>>>`` block shows with examples after it."""
+    source = str(block.source)
+    if not source.startswith(">>>"):
+        return None
+    examples = doctest.DocTestParser().get_examples(source)
+    for example in examples[:-1]:
+        if example.exc_msg is not None:
+            first = line_at(text, text.index(source, block.start))
+            return first + example.lineno
+    return None
 
 
 def main(argv: list[str]) -> int:

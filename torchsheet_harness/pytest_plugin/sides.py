@@ -60,6 +60,7 @@ HARNESS = {
     "tests/test_html.py": "the built site's HTML",
     "tests/test_nox_sessions.py": "the noxfile's sessions with a stand-in Session",
     "tests/test_page_parser.py": "the page parser in-process",
+    "tests/test_paste_repls.py": "Python 3.13's REPL and IPython, in nox -s paste-repls only",
     "tests/test_paste_ready.py": "the copy button's forms at the classic prompt",
     "tests/test_pdf.py": "the quick reference printed by Chromium",
     "tests/test_project_files.py": "licence, notice, changelog, CI files",

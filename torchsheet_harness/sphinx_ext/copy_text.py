@@ -11,10 +11,16 @@ line), and a top-level line right after a body is read as part of it (``SyntaxEr
 button therefore also passes its text through ``pasteReady`` (``paste_ready.js``, wrapped around
 copybutton's formatCopyText by :func:`wrap_copybutton`): blank lines inside indented bodies are
 dropped, and a blank line goes before a top-level line that follows a body. Neither changes what
-the code means in a file, IPython or Jupyter. The rule reads lines, not Python: a blank or
-unindented line inside a triple-quoted string would be changed, and
+the code means in a file, IPython or Jupyter. The text ends with one line break: Python 3.13's
+REPL and IPython, which take a bracketed paste as one input, then run it at the reader's one
+Enter (without it the 3.13 REPL waits for a second; tests/test_paste_repls.py). The rule reads
+lines, not Python: a blank or unindented line inside a triple-quoted string would be changed, and
 :func:`classic_prompt_problem` (run by the page linter) reports any block whose copy still does
 not paste at the classic prompt.
+
+The button's tooltip (:data:`COPY_TOOLTIP`, set by :func:`wrap_copybutton`) says once what a
+REPL that runs a paste as one input shows of a block (docs/verification.md, "Pasting into a
+REPL").
 
 Python ports of both functions (:func:`format_copy_text`, :func:`paste_ready`) let the tests
 compute the clipboard without a browser; tests/test_browser.py checks them against the real
@@ -25,6 +31,7 @@ from __future__ import annotations
 
 import ast
 import codeop
+import json
 import re
 import warnings
 from dataclasses import dataclass
@@ -51,17 +58,34 @@ class CopySettings:
 
 #: What docs/conf.py configures (it reads these).
 PAGE_SETTINGS = CopySettings()
+#: The copy button's tooltip (copybutton's is "Copy").
+COPY_TOOLTIP = (
+    "Copy (pasted into IPython, Jupyter or Python 3.13, a block shows its last value only)"
+)
 
 
 def wrap_copybutton(app: Any, config: Any) -> None:
-    """config-inited, after copybutton's own: its formatCopyText, followed by pasteReady."""
+    """config-inited, after copybutton's own: its formatCopyText, followed by pasteReady; and
+    the tooltip."""
     source = config.html_context.get("copybutton_format_func")
     if not source or "pasteReady" in source:
         return
     renamed = source.replace("function formatCopyText(", "function formatCopyTextOfCopybutton(")
     if renamed == source:
         raise RuntimeError("sphinx-copybutton's formatCopyText not found; cannot wrap it")
-    config.html_context["copybutton_format_func"] = renamed + "\n" + JS_FILE.read_text("utf-8")
+    # This source lands inside copybutton.js's addCopyButtonToCodeCells, after the buttons are
+    # made: set their tooltip, and the message it returns to after "Copied!". (The browser test
+    # runs these functions alone, without copybutton's messages: hence the typeof.)
+    tooltip = (
+        "if (typeof messages !== 'undefined') {\n"
+        f"  messages[locale].copy = {json.dumps(COPY_TOOLTIP)};\n"
+        "  document.querySelectorAll('button.copybtn')"
+        ".forEach(button => button.setAttribute('data-tooltip', messages[locale].copy));\n"
+        "}"
+    )
+    config.html_context["copybutton_format_func"] = "\n".join(
+        [renamed, JS_FILE.read_text("utf-8"), tooltip]
+    )
 
 
 def format_copy_text(text: str, settings: CopySettings = PAGE_SETTINGS) -> str:
@@ -120,7 +144,7 @@ def paste_ready(text: str) -> str:
         after_body = indented
     while out and not out[-1].strip():
         out.pop()
-    return "\n".join(out)
+    return "\n".join(out) + "\n" if out else ""
 
 
 def copied_text(text: str, settings: CopySettings = PAGE_SETTINGS) -> str:

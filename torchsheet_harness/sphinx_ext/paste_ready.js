@@ -2,6 +2,8 @@
 // which runs a compound statement when it reads a blank line. So a blank line inside an indented
 // body is dropped (it would end the body there), and a blank line goes before a top-level line
 // that follows an indented body (without it the prompt reads that line as part of the body).
+// The text ends with one line break: Python 3.13's REPL and IPython then take a pasted block
+// at the reader's one Enter (without it, the 3.13 REPL waits for a second one).
 // Python port and the rule's limits: torchsheet_harness/sphinx_ext/copy_text.py (paste_ready).
 function pasteReady(text) {
   const lines = text.split('\n');
@@ -27,8 +29,8 @@ function pasteReady(text) {
     out.push(line);
     afterBody = isIndented(line);
   });
-  while (out.length > 0 && isBlank(out[out.length - 1])) out.pop();  // Enter stays the reader's
-  return out.join('\n');
+  while (out.length > 0 && isBlank(out[out.length - 1])) out.pop();
+  return out.length > 0 ? out.join('\n') + '\n' : '';
 }
 
 function formatCopyText(...args) {
