@@ -83,7 +83,12 @@ def planted_problems(document: str, right: str, planted: str) -> tuple[int, list
         ("CONTRIBUTING.md", "-o torchsheet_block_timeout", "-o block_timeout", "no pytest ini"),
         ("README.md", "docs/tensors/layout.md ", "docs/tensors/layouts.md ", "does not exist"),
         ("MAINTAINING.md", "`conftest.py`", "`conftests.py`", "no file named 'conftests.py'"),
-        ("README.md", "verification.md#the-copy-button", "verification.md#copy", "no heading"),
+        (
+            "README.md",
+            "verification.md#pasting-into-a-repl",
+            "verification.md#pasting",
+            "no heading",
+        ),
     ],
 )
 def test_a_planted_wrong_name_fails_with_document_and_line(

@@ -93,8 +93,11 @@ def test_ci_runs_the_lint_session_before_the_tests() -> None:
     assert os.access(ROOT / ".ci" / "run", os.X_OK), ".ci/run is not executable"
     commands = ci_commands()
     assert "set -euo pipefail" in commands  # any failing step fails CI
-    sessions = [m.group(1) for c in commands if (m := re.search(r"nox\"? -s \"?([\w-]+)", c))]
-    assert sessions == ["lint", "docs-tests", "docs"], sessions
+    runs = [c for c in commands if not c.lstrip().startswith("echo")]
+    sessions = [m.group(1) for c in runs if (m := re.search(r"nox\"? -s \"?([\w-]+)", c))]
+    assert sessions == ["lint", "docs-tests", "paste-repls", "docs"], sessions
+    # Once per run, between the legs and the build: the harness's tests and the GPU-host check.
+    assert "for session in harness-tests gpu-host; do" in commands
 
 
 def test_ci_runs_every_leg_of_the_torch_matrix() -> None:
