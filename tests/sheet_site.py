@@ -1,8 +1,9 @@
 """A two-page site built with ``sphinx-build -W``: the quick reference and one planted page.
 
 Test support for the sheets' build checks (tests/test_sheet_markers.py,
-tests/test_sheet_checks.py): the page is written as given, optionally with a recorded test run
-of it, and the finished build (its return code and warnings) is handed back.
+tests/test_sheet_checks.py, tests/test_error_markers.py): the page is written as given,
+optionally with a recorded test run of it, and the finished build (its return code and
+warnings) is handed back.
 """
 
 from __future__ import annotations
@@ -27,21 +28,25 @@ from torchsheet_harness.results import (
 CPU = Environment(torch="2.13.0+cpu", cuda=None, device="CPU", gpus=0, python="3.11.7")
 
 
+QUICK_REFERENCE = "```{quick-reference}\nCreation\n```"
+
+
 def build(
-    tmp_path: Path, page_text: str, blocks: dict[str, BlockEntry] | None = None
+    tmp_path: Path,
+    page_text: str,
+    blocks: dict[str, BlockEntry] | None = None,
+    index_body: str = QUICK_REFERENCE,
 ) -> subprocess.CompletedProcess:
-    """Build a two-page site (the quick reference and ``page_text``) with -W; ``blocks``, when
-    given, is what a recorded run of page.md found (block line → entry). Called again with the
-    same ``tmp_path``, it builds incrementally into the same folder, as ``nox -s docs`` does."""
+    """Build a two-page site (``index_body``, by default the quick reference, and ``page_text``)
+    with -W; ``blocks``, when given, is what a recorded run of page.md found (block line →
+    entry). Called again with the same ``tmp_path``, it builds incrementally into the same
+    folder, as ``nox -s docs`` does."""
     source = tmp_path / "src"
     source.mkdir(exist_ok=True)  # built again: an incremental build into the same folder
     if not (source / "conf.py").is_file():
         shutil.copy(DOCS / "conf.py", source)
     shutil.copytree(DOCS / "_static", source / "_static", dirs_exist_ok=True)
-    index = (
-        "# Sheet\n\nThe sheet.\n\n```{quick-reference}\nCreation\n```\n\n"
-        "```{toctree}\n:hidden:\n\npage\n```\n"
-    )
+    index = f"# Sheet\n\nThe sheet.\n\n{index_body}\n\n```{{toctree}}\n:hidden:\n\npage\n```\n"
     for name, text in (("index.md", index), ("page.md", page_text)):
         if not (source / name).is_file() or (source / name).read_text(encoding="utf-8") != text:
             (source / name).write_text(text, encoding="utf-8")  # else left as is, unchanged

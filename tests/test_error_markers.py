@@ -8,14 +8,11 @@ raising fails its test naming page:line). Both are planted here.
 
 from __future__ import annotations
 
-import os
 import re
-import shutil
 import subprocess
-import sys
 from pathlib import Path
 
-from built_site import DOCS
+import sheet_site
 from planted import run_pytest, write_project
 
 PAGE = """\
@@ -64,23 +61,8 @@ this is the warning
 
 
 def build(tmp_path: Path, page_text: str) -> subprocess.CompletedProcess:
-    """Build a site of an errors index and ``page_text`` with -W."""
-    source = tmp_path / "src"
-    source.mkdir()
-    shutil.copy(DOCS / "conf.py", source)
-    shutil.copytree(DOCS / "_static", source / "_static")
-    (source / "index.md").write_text(
-        "# Sheet\n\nThe sheet.\n\n```{errors}\n```\n\n```{toctree}\n:hidden:\n\npage\n```\n"
-    )
-    (source / "page.md").write_text(page_text, encoding="utf-8")
-    command = [sys.executable, "-m", "sphinx", "-W", "--keep-going", "-q", "-b", "html"]
-    return subprocess.run(
-        [*command, str(source), str(tmp_path / "html")],
-        capture_output=True,
-        text=True,
-        timeout=300,
-        env={**os.environ, "PYTHONPATH": str(DOCS.parent)},
-    )
+    """The errors index and ``page_text``, built with -W (tests/sheet_site.py)."""
+    return sheet_site.build(tmp_path, page_text, index_body="```{errors}\n```")
 
 
 def test_the_index_lists_each_message_sorted_with_its_class_and_section(tmp_path: Path) -> None:
