@@ -34,7 +34,7 @@ import pytest
 from sybil.integration.pytest import SybilItem
 
 from .. import environment as environments
-from .. import results, reuse_key
+from .. import results, results_paths, reuse_key
 from ..pages.parser import block_of
 from . import block_of_report, timings
 
@@ -47,7 +47,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         default=None,
         metavar="PATH",
         help="where to record per-block results for the docs build: a .json file or a folder "
-        f"that receives <environment>.json (default: ${results.RESULTS_ENV} or "
+        f"that receives <environment>.json (default: ${results_paths.RESULTS_ENV} or "
         "docs/_build/results/; empty: do not write)",
     )
     parser.addoption(
@@ -173,7 +173,7 @@ gpu_run_refusal = environments.gpu_run_refusal
 
 def recorded_path(config: pytest.Config, found: results.Environment) -> Path | None:
     """The results file this run writes (and ``--torchsheet-reuse`` and the schedule read)."""
-    return results.output_path(
+    return results_paths.output_path(
         config.getoption("--torchsheet-results", None),
         docs=config.rootpath / "docs",
         environment=found,

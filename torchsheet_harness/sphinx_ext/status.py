@@ -17,7 +17,7 @@ from typing import Any
 from docutils import nodes
 from sphinx.application import Sphinx
 
-from .. import results
+from .. import results, results_paths
 from ..results import Results
 from .overview import recorded_pages
 from .status_text import Status, page_status_of, section_status_of
@@ -83,7 +83,7 @@ def read_results(app: Sphinx) -> None:
     option = app.config.torchsheet_results
     if option is None:
         option = app.config.torchsheet_results_file
-    paths = results.input_paths(option, docs=Path(app.srcdir), option_base=Path(app.srcdir))
+    paths = results_paths.input_paths(option, docs=Path(app.srcdir), option_base=Path(app.srcdir))
     app.torchsheet_results = results.read_all(paths)
 
 
