@@ -22,7 +22,7 @@ from sybil import Document
 from torchsheet_harness.pages.blocks import lex_blocks
 from torchsheet_harness.run.evaluators import compare_output
 from torchsheet_harness.run.process import Finished, run_command
-from torchsheet_harness.run.slurm.cluster import free_port
+from torchsheet_harness.run.slurm.host import free_port
 from torchsheet_harness.run.torchrun import launch_env
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -21,6 +21,7 @@ from torchsheet_harness.pages.requirements import Requirement
 from torchsheet_harness.run import process
 from torchsheet_harness.run.process import alive
 from torchsheet_harness.run.slurm import cluster as slurm_cluster
+from torchsheet_harness.run.slurm import host as slurm_host
 from torchsheet_harness.run.slurm.block import SlurmBlock
 from torchsheet_harness.run.slurm.cluster import SlurmCluster, SlurmUnavailable
 from torchsheet_harness.run.slurm.conf import Layout, munge_options, slurm_conf
@@ -88,22 +89,22 @@ def test_clients_reach_only_this_cluster(
 
 
 def test_not_root_is_a_reason(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(slurm_cluster.shutil, "which", lambda name: f"/usr/bin/{name}")
-    monkeypatch.setattr(slurm_cluster.os, "geteuid", lambda: 1000)
-    assert "needs root" in slurm_cluster.unavailable_reason()
+    monkeypatch.setattr(slurm_host.shutil, "which", lambda name: f"/usr/bin/{name}")
+    monkeypatch.setattr(slurm_host.os, "geteuid", lambda: 1000)
+    assert "needs root" in slurm_host.unavailable_reason()
 
 
 def test_missing_binaries_are_a_reason(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(slurm_cluster.shutil, "which", lambda name: None)
-    assert "slurm-wlm" in slurm_cluster.unavailable_reason()
+    monkeypatch.setattr(slurm_host.shutil, "which", lambda name: None)
+    assert "slurm-wlm" in slurm_host.unavailable_reason()
 
 
 def test_refuses_next_to_running_daemons(monkeypatch: pytest.MonkeyPatch) -> None:
     if os.geteuid() != 0:
         pytest.skip("the daemon check comes after the root check")
-    monkeypatch.setattr(slurm_cluster.shutil, "which", lambda name: f"/usr/bin/{name}")
-    monkeypatch.setattr(slurm_cluster, "running_daemons", lambda: [(4321, "slurmctld")])
-    assert "slurmctld (pid 4321)" in slurm_cluster.unavailable_reason()
+    monkeypatch.setattr(slurm_host.shutil, "which", lambda name: f"/usr/bin/{name}")
+    monkeypatch.setattr(slurm_host, "running_daemons", lambda: [(4321, "slurmctld")])
+    assert "slurmctld (pid 4321)" in slurm_host.unavailable_reason()
     cluster = SlurmCluster()
     with pytest.raises(SlurmUnavailable, match="already runs here"):
         cluster.start()
@@ -142,7 +143,7 @@ def test_a_zombie_step_daemon_is_not_a_running_daemon(
     fake_proc(tmp_path, {10: ("slurmstepd", "Z"), 11: ("slurmd", "S"), 12: ("munged", "Z")})
     fake_proc(tmp_path, {13: ("slurmstepd", "S"), 14: ("bash", "R")})
     monkeypatch.setattr(process, "_PROC", tmp_path)
-    assert slurm_cluster.running_daemons() == [(11, "slurmd"), (13, "slurmstepd")]
+    assert slurm_host.running_daemons() == [(11, "slurmd"), (13, "slurmstepd")]
 
 
 def test_one_cluster_at_a_time(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
@@ -173,7 +174,7 @@ def test_block_is_skipped_with_the_reason(monkeypatch: pytest.MonkeyPatch, tmp_p
 @pytest.mark.slurm
 def test_stop_leaves_nothing(tmp_path: Path) -> None:
     """A job still running at stop is killed; no daemon, step or job process of ours is left."""
-    reason = slurm_cluster.unavailable_reason()
+    reason = slurm_host.unavailable_reason()
     if reason is not None:
         pytest.skip(reason)
     script = tmp_path / "sleeper.sbatch"

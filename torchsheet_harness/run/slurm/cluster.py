@@ -6,9 +6,9 @@ munge key and socket, state, spool, logs, pid files and ports all live in a temp
 (:mod:`.conf`); clients (``sbatch``, ``srun``, ``scontrol``) reach this cluster only, through
 ``SLURM_CONF`` and the munge socket that config names. Jobs: :mod:`.jobs`.
 
-Safety: it starts only as root, only when no munged/slurmctld/slurmd/slurmstepd runs on the
-machine (never next to a real cluster), one at a time per machine (an ``flock``), and it stops
-everything it started, job processes included, then checks that nothing of it is left.
+Safety: it starts only where :func:`.host.unavailable_reason` finds nothing against it (as
+root, never next to a real cluster's daemons), one at a time per machine (an ``flock``), and it
+stops everything it started, job processes included, then checks that nothing of it is left.
 """
 
 from __future__ import annotations
@@ -18,7 +18,6 @@ import contextlib
 import os
 import shutil
 import signal
-import socket
 import subprocess
 import tempfile
 import time
@@ -27,59 +26,13 @@ from pathlib import Path
 
 from .. import process
 from ..process import Finished, run_command
-from . import conf, jobs
+from . import conf, host, jobs
+from .host import SlurmUnavailable
 
-DAEMONS = ("munged", "slurmctld", "slurmd", "slurmstepd")
-BINARIES = ("munged", "slurmctld", "slurmd", "sbatch", "srun", "scontrol", "sinfo", "scancel")
 LOCK_FILE = Path(tempfile.gettempdir()) / "torchsheet-slurm-cluster.lock"
 LOCK_WAIT_SECONDS = 300.0
 READY_SECONDS = 60.0
 STOP_SECONDS = 15.0
-
-
-class SlurmUnavailable(RuntimeError):
-    """This machine cannot host a private cluster now; the message says why."""
-
-
-def running_daemons() -> list[tuple[int, str]]:
-    """(pid, name) of every live munged/slurmctld/slurmd/slurmstepd process on this machine."""
-    return sorted(
-        (pid, name)
-        for pid, name in process.live_names()
-        if name in DAEMONS or name.startswith("slurmstepd")
-    )
-
-
-def node_names() -> list[str]:
-    """Two distinct names for this machine that resolve to a loopback address."""
-    names = []
-    for name in (socket.gethostname(), "localhost"):
-        with contextlib.suppress(OSError):
-            if socket.gethostbyname(name).startswith("127.") and name not in names:
-                names.append(name)
-    return names
-
-
-def unavailable_reason() -> str | None:
-    """Why a private cluster cannot be started here, or None when it can."""
-    missing = [name for name in BINARIES if shutil.which(name) is None]
-    if missing:
-        return f"needs Slurm: {', '.join(missing)} not found (the CI script installs slurm-wlm)"
-    if os.geteuid() != 0:
-        return "needs root to start a private Slurm cluster (slurmd runs jobs as their user)"
-    if len(node_names()) < 2:
-        return "needs two host names resolving to this machine (its host name and localhost)"
-    daemons = running_daemons()
-    if daemons:
-        listed = ", ".join(f"{name} (pid {pid})" for pid, name in daemons)
-        return f"Slurm or munge already runs here ({listed}); not starting a cluster next to it"
-    return None
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
 
 
 def wait_for(condition: Callable[[], bool], what: str, seconds: float = READY_SECONDS) -> None:
@@ -95,7 +48,7 @@ class SlurmCluster:
 
     def __init__(self, cpus_per_node: int | None = None) -> None:
         self.cpus_per_node = cpus_per_node or os.cpu_count() or 1
-        self.nodes = node_names()
+        self.nodes = host.node_names()
         self.root: Path | None = None
         self.daemons: list[subprocess.Popen] = []
         self._lock: contextlib.ExitStack | None = None
@@ -121,8 +74,8 @@ class SlurmCluster:
             self.layout,
             self.nodes,
             cpus_per_node=self.cpus_per_node,
-            controller_port=free_port(),
-            node_ports=[free_port() for _ in self.nodes],
+            controller_port=host.free_port(),
+            node_ports=[host.free_port() for _ in self.nodes],
             name=f"torchsheet{os.getpid()}",
         )
         conf.write_files(self.layout, self.nodes, text)
@@ -138,7 +91,7 @@ class SlurmCluster:
                 raise SlurmUnavailable(
                     f"another private cluster held {LOCK_FILE} for {LOCK_WAIT_SECONDS:.0f} s"
                 ) from None
-            reason = unavailable_reason()
+            reason = host.unavailable_reason()
             if reason is not None:
                 raise SlurmUnavailable(reason)
             atexit.register(self.stop)
@@ -194,7 +147,7 @@ class SlurmCluster:
         marker = str(self.root).encode()
         # slurmstepd overwrites its command line and environment with its title; none ran
         # before this cluster started (checked), so every one running now is ours.
-        found = {pid for pid, name in running_daemons() if name.startswith("slurmstepd")}
+        found = {pid for pid, name in host.running_daemons() if name.startswith("slurmstepd")}
         for pid, _ in process.live_names():
             if pid != os.getpid() and marker in process.read_cmdline_and_environ(pid):
                 found.add(pid)

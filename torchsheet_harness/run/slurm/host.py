@@ -1,0 +1,64 @@
+"""This machine as a host for the private Slurm cluster: may one start here, with what names.
+
+A private cluster needs Slurm's and munge's programs, root (slurmd runs jobs as their user), two
+host names that resolve to this machine (one per node), and no munged/slurmctld/slurmd/slurmstepd
+already running: never next to a real cluster. :func:`unavailable_reason` says which is missing.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+import socket
+
+from .. import process
+
+DAEMONS = ("munged", "slurmctld", "slurmd", "slurmstepd")
+BINARIES = ("munged", "slurmctld", "slurmd", "sbatch", "srun", "scontrol", "sinfo", "scancel")
+
+
+class SlurmUnavailable(RuntimeError):
+    """This machine cannot host a private cluster now; the message says why."""
+
+
+def running_daemons() -> list[tuple[int, str]]:
+    """(pid, name) of every live munged/slurmctld/slurmd/slurmstepd process on this machine."""
+    return sorted(
+        (pid, name)
+        for pid, name in process.live_names()
+        if name in DAEMONS or name.startswith("slurmstepd")
+    )
+
+
+def node_names() -> list[str]:
+    """Two distinct names for this machine that resolve to a loopback address."""
+    names = []
+    for name in (socket.gethostname(), "localhost"):
+        with contextlib.suppress(OSError):
+            if socket.gethostbyname(name).startswith("127.") and name not in names:
+                names.append(name)
+    return names
+
+
+def unavailable_reason() -> str | None:
+    """Why a private cluster cannot be started here, or None when it can."""
+    missing = [name for name in BINARIES if shutil.which(name) is None]
+    if missing:
+        return f"needs Slurm: {', '.join(missing)} not found (the CI script installs slurm-wlm)"
+    if os.geteuid() != 0:
+        return "needs root to start a private Slurm cluster (slurmd runs jobs as their user)"
+    if len(node_names()) < 2:
+        return "needs two host names resolving to this machine (its host name and localhost)"
+    daemons = running_daemons()
+    if daemons:
+        listed = ", ".join(f"{name} (pid {pid})" for pid, name in daemons)
+        return f"Slurm or munge already runs here ({listed}); not starting a cluster next to it"
+    return None
+
+
+def free_port() -> int:
+    """A TCP port free on the loopback address now (for the cluster's daemons)."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
