@@ -110,3 +110,16 @@ def test_ci_installs_nox_as_the_readme_does() -> None:
     commands = ci_commands()
     assert "python3 -m venv .venv" in commands
     assert any(c.startswith(".venv/bin/python -m pip install") and "nox" in c for c in commands)
+
+
+#: The most lines a harness module may have: past it, a module does more than one job.
+MODULE_LINES = 250
+
+
+def test_no_harness_module_is_over_a_screenful() -> None:
+    over = {
+        str(path.relative_to(ROOT)): count
+        for path in sorted((ROOT / "torchsheet_harness").rglob("*.py"))
+        if (count := len(path.read_text(encoding="utf-8").splitlines())) > MODULE_LINES
+    }
+    assert not over, f"harness modules over {MODULE_LINES} lines (split them by job): {over}"
