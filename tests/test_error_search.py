@@ -4,7 +4,8 @@ For each ``% error:`` / ``% warning:`` marker on the pages, the message as the e
 it (the class and the marker's text), with every free-standing number changed as a reader's own
 run would change it, is typed into the real search page of the built site in headless Chromium:
 Sphinx's own ``searchtools.js`` over the built ``searchindex.js`` (with the site's query splitter,
-:mod:`torchsheet_harness.sphinx_ext.search_terms`), ranked as a reader sees it. The entry's page
+:mod:`torchsheet_harness.sphinx_ext.search_terms`, and ranking,
+:mod:`torchsheet_harness.sphinx_ext.search_ranking`), ranked as a reader sees it. The entry's page
 must be among the first three pages listed. Each query, its rank and the first three pages are
 written to docs/_build/error-search.txt. Skipped where Chromium or selenium is missing.
 """
@@ -25,14 +26,8 @@ from torchsheet_harness.sphinx_ext.error_markers import MARKER
 SEARCH_LOG = DOCS / "_build" / "error-search.txt"
 #: A number that does not end a word ("mat1", "FP16", "LogBackward0" stay as they are).
 FREE_NUMBER = re.compile(r"(?<![A-Za-z0-9_])\d+")
-#: Entries the search cannot find yet, with why (each one a strict xfail).
-KNOWN_MISSES: dict[str, str] = {
-    'Missing key(s) in state_dict: "weight", "bias".': (
-        "Sphinx scores a page by its best-scoring query word, so every page with 'key' or "
-        "'state_dict' in a heading ties, and ties go alphabetically by page title: "
-        "'Saving, loading and determinism errors' comes 4th"
-    ),
-}
+#: Entries the search cannot find yet, with why (each one a strict xfail). None today.
+KNOWN_MISSES: dict[str, str] = {}
 
 
 def markers() -> list[tuple[str, int, str]]:
@@ -129,3 +124,26 @@ def test_without_the_sites_splitter_a_pasted_shape_hides_every_page(
         query,
     )
     assert found[0] > 0 and found[1] == 0, f"pages found (site's splitter, Sphinx's): {found}"
+
+
+def test_without_the_sites_ranking_a_message_in_a_heading_comes_fourth(
+    browser,  # noqa: F811
+    base_url: str,  # noqa: F811
+) -> None:
+    """Sphinx's best-word score ties every page with 'key' or 'state_dict' in a heading."""
+    query = 'RuntimeError: Missing key(s) in state_dict: "weight", "bias".'
+    browser.get(base_url + f"search.html?q={quote(query)}")
+    wait_for(browser, "typeof Search !== 'undefined' && Search._index !== null", "the index")
+    ranks = browser.execute_script(
+        "const rank = () => Search._performSearch(...Search._parseQuery(arguments[0]))"
+        ".reverse().map((r) => r[0]).filter((d, i, all) => all.indexOf(d) === i)"
+        ".indexOf('troubleshooting/saving') + 1;"
+        "const site = rank();"
+        "const own = Scorer.score;"
+        "delete Scorer.score;"  # Sphinx's: no score function, the best word's score
+        "const sphinx = rank();"
+        "Scorer.score = own;"
+        "return [site, sphinx];",
+        query,
+    )
+    assert ranks[0] == 1 and ranks[1] > 3, f"troubleshooting/saving's rank (site, Sphinx): {ranks}"

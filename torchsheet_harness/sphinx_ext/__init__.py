@@ -12,7 +12,8 @@
 - :mod:`.errors_index` (with :mod:`.error_markers`): ``{errors}``, every message a block marked
   ``% error:`` or ``% warning:`` shows torch raising, sorted, linked to its section.
 - :mod:`.search_terms`: the search leaves out query words that start with a digit (a pasted
-  message's own sizes), as it leaves out numbers.
+  message's own sizes), as it leaves out numbers; :mod:`.search_ranking`: it ranks a page by
+  all the query words it holds (summed), not its best one.
 - :mod:`.copy_text`: the copy button's text also pastes at the classic ``python`` prompt.
 - :mod:`.environments`: ``{verified-environments}``, the torch matrix (``torchsheet_matrix``)
   and when each environment's run verified the pages.
@@ -37,6 +38,7 @@ from . import (
     overview,
     quick_reference,
     run_times,
+    search_ranking,
     search_terms,
     status,
 )
@@ -77,4 +79,5 @@ def setup(app: Sphinx) -> dict[str, Any]:
     quick_reference.register(app, no_html)
     errors_index.register(app, no_html)
     search_terms.register(app)
+    search_ranking.register(app)
     return {"version": "1", "parallel_read_safe": True, "parallel_write_safe": True}
