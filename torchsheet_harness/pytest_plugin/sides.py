@@ -9,7 +9,9 @@ the sheet's text, site and project files that run no torch. Without the option a
 everything (a bare ``pytest``).
 
 The rule, applied to every file of ``tests/`` in :data:`SHEET` and :data:`HARNESS` (each with
-why): a file is on the sheet side when a newer torch could change its verdict. A file in
+why): a file is on the sheet side when a newer torch could change its verdict on what every leg
+runs. A check that runs on the default torch only (the GPU-host mode, ``nox -s gpu-host``) is
+tested on that torch, with the harness. A file in
 neither table runs on the sheet side (every leg: never left out), and ``tests/test_sides.py``
 fails until it is placed. Pages are on the sheet side.
 """
@@ -39,7 +41,6 @@ SHEET = {
     "tests/test_deprecations.py": "which calls warn as deprecated is torch's, per version",
     "tests/test_dcp_reshard_rerun.py": "runs the DCP snippet twice in one folder under torchrun",
     "tests/test_distributed_eval.py": "runs the DDP snippets' evaluation under torchrun",
-    "tests/test_gpu_host.py": "patches torch internals (BackendConfig, FSDP2's default mesh)",
     "tests/test_multinode.py": "runs the launching page's commands with real torchrun agents",
     "tests/test_page_isolation.py": "the global torch state a page can change, per version",
     "tests/test_rerun_same_dir.py": "runs the process-groups page's TCPStore block twice",
@@ -55,6 +56,8 @@ HARNESS = {
     "tests/test_error_markers.py": "error and warning markers against the shown output, planted",
     "tests/test_error_search.py": "the site search in Chromium finds each indexed message",
     "tests/test_gpu_blocks.py": "GPU blocks' names, read statically",
+    "tests/test_gpu_host.py": "the GPU-host check on planted pages; the check itself runs once, "
+    "on the default torch (nox -s gpu-host), so its test runs with it",
     "tests/test_gpu_selection.py": "-m gpu selection and skips on planted pages",
     "tests/test_harness_faults.py": "planted faults caught at page and line",
     "tests/test_html.py": "the built site's HTML",
