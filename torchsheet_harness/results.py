@@ -16,12 +16,15 @@ checked on read and on write; a file of another schema counts as none)::
                "blocks": {"12": {"outcome": "passed", "seconds": 0.41},
                           "40": {"outcome": "skipped", "reason": "needs CUDA, found 0 CUDA GPUs",
                                  "requires": "CUDA"}}}},
-     "tests": {"tests/test_html.py::test_build": 11.2}}
+     "tests": {"tests/test_html.py::test_build": 11.2},
+     "test_files": {"tests/test_multinode.py": {"finished": ..., "outcome": "passed",
+                                                "reuse": {...}}}}
 
 ``seconds``: what a block's examples took (setup, call and teardown summed); ``tests``: the same
 per harness test, which are no blocks; both feed the xdist schedule. ``reuse``: what the page's
 recorded pass depends on, written only by a run that ran the page whole
-(:mod:`.reuse_key`; ``--torchsheet-reuse`` compares it).
+(:mod:`.reuse_key`; ``--torchsheet-reuse`` compares it). ``test_files``: the last run of each
+sheet-side test file, and what it read (:mod:`.pytest_plugin.file_reads`).
 
 A block (keyed by the line of its opening fence) is recorded only when every example of it ran,
 so a run that selects part of a page (``-k``, ``-m gpu``) records the blocks it ran and no
@@ -84,6 +87,7 @@ class _Required(TypedDict):
 
 class Results(_Required, total=False):
     tests: dict[str, float]  # harness test node id -> seconds
+    test_files: dict[str, dict[str, Any]]  # sheet test file -> its pass (``.file_reads``)
 
 
 @dataclass(frozen=True)
@@ -211,8 +215,9 @@ def write_results(
     pages: dict[str, PageEntry],
     run: dict[str, Any],
     tests: dict[str, float] | None = None,
+    test_files: dict[str, dict[str, Any]] | None = None,
 ) -> None:
-    """Merge ``pages`` and ``tests`` into the file at ``path`` (the rest stays), atomically.
+    """Merge ``pages``, ``tests`` and ``test_files`` into the file at ``path``, atomically.
 
     A file of another environment at ``path`` is replaced, never mixed with this one.
     """
@@ -229,6 +234,8 @@ def write_results(
     )
     if recorded_tests := {**(previous or {}).get("tests", {}), **(tests or {})}:
         data["tests"] = dict(sorted(recorded_tests.items()))
+    if recorded_files := {**(previous or {}).get("test_files", {}), **(test_files or {})}:
+        data["test_files"] = dict(sorted(recorded_files.items()))
     path.parent.mkdir(parents=True, exist_ok=True)
     temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     temporary.write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")

@@ -12,7 +12,12 @@ that ran the page whole):
   installed distribution's version).
 
 And the record itself must be a pass: every block the page runs recorded, none failed or in
-error, no collection error. No pytest and no torch in this module.
+error, no collection error.
+
+A sheet-side test file's record (:mod:`.pytest_plugin.file_reads`) is reused on the same terms:
+its own source and the test helpers (every ``tests/*.py`` that is no test file), every project
+file it read (recorded by that run), the harness and the environment, in a passed record. No
+pytest and no torch in this module.
 """
 
 from __future__ import annotations
@@ -102,5 +107,45 @@ def why_rerun(entry: PageEntry | None, page: Path, now: dict[str, Any]) -> str |
     if recorded.get("harness") != now["harness"]:
         return "the harness's code changed (torchsheet_harness/**/*.py or conftest.py)"
     if recorded.get("environment") != now["environment"]:
+        return "the environment changed (torch build, Python or installed versions)"
+    return None
+
+
+def file_digests(names: list[str] | set[str], rootdir: Path) -> dict[str, str | None]:
+    """Each file (by its path under ``rootdir``) → sha256; None for a missing one."""
+    return included_digests([rootdir / name for name in names], rootdir)
+
+
+def test_file_inputs(
+    name: str, rootdir: Path, harness: str, environment: str, reads: set[str] | list[str]
+) -> dict[str, Any]:
+    """A sheet test file's ``reuse`` field: its source and helpers, what it read, and the rest."""
+    helpers = [p.relative_to(rootdir).as_posix() for p in (rootdir / "tests").glob("*.py")]
+    sources = {name, *(helper for helper in helpers if not Path(helper).name.startswith("test_"))}
+    return {
+        "sources": file_digests(sources, rootdir),
+        "reads": file_digests(set(reads) - sources, rootdir),
+        "harness": harness,
+        "environment": environment,
+    }
+
+
+def why_rerun_test_file(
+    entry: dict[str, Any] | None, name: str, rootdir: Path, harness: str, environment: str
+) -> str | None:
+    """Why the sheet test file ``name`` must run again rather than reuse ``entry``; None: not."""
+    if entry is None:
+        return "no record of it"
+    if entry.get("outcome") != "passed" or "reuse" not in entry:
+        return "its record failed"
+    recorded = entry["reuse"]
+    now = test_file_inputs(name, rootdir, harness, environment, recorded.get("reads", {}))
+    for part, what in (("sources", "its source or a test helper"), ("reads", "a file it read")):
+        old, new = recorded.get(part) or {}, now[part]
+        if changed := sorted(key for key in set(old) | set(new) if old.get(key) != new.get(key)):
+            return f"{what} changed ({', '.join(changed)})"
+    if recorded.get("harness") != harness:
+        return "the harness's code changed (torchsheet_harness/**/*.py or conftest.py)"
+    if recorded.get("environment") != environment:
         return "the environment changed (torch build, Python or installed versions)"
     return None

@@ -6,7 +6,8 @@ of the collection, when its entry in this run's results file (the one the run wo
 same included files, the same harness code and the same environment (:mod:`..reuse_key`). Its
 entry stays in the file as it was, so the site keeps showing the page verified from that
 record. Every other selected page runs, with the reason printed when it had a record ("not
-reused"). A page named on the command line (``pytest docs/x.md``) always runs.
+reused"). A page named on the command line (``pytest docs/x.md``) always runs. A sheet-side
+test file is reused the same way, from its record (:mod:`.file_reads`).
 
 Each page reused is printed with the date of its record. Under pytest-xdist every process
 decides from the same file, read before anything runs. CI never reuses: the option is refused
@@ -23,6 +24,7 @@ import pytest
 from .. import environment, results, reuse_key
 from ..locations import page_files
 from .recorder import recorded_path
+from .sides import SHEET
 
 OPTION = "--torchsheet-reuse"
 
@@ -53,6 +55,7 @@ class PageReuse:
     def __init__(self, config: pytest.Config) -> None:
         self.reused: dict[Path, str] = {}  # page → the date of its record
         self.lines: list[str] = []
+        self.reused_files = 0
         found = environment.current()
         path = recorded_path(config, found)
         data = results.read_results(path)
@@ -79,6 +82,20 @@ class PageReuse:
                 )
             elif entry is not None:
                 self.lines.append(f"torchsheet: not reused {shown}: {why}")
+        self.reused_files = 0
+        recorded_files = data.get("test_files", {})
+        for name in SHEET:
+            path = (config.rootpath / name).resolve()
+            if path in named or not named & {*path.parents} or name not in recorded_files:
+                continue
+            entry = recorded_files[name]
+            why = reuse_key.why_rerun_test_file(entry, name, config.rootpath, *inputs)
+            if why is None:
+                self.reused[path] = entry.get("finished", "?")
+                self.reused_files += 1
+                self.lines.append(f"torchsheet: reused {name}: its pass of {entry.get('finished')}")
+            else:
+                self.lines.append(f"torchsheet: not reused {name}: {why}")
 
     def pytest_ignore_collect(self, collection_path: Path) -> bool | None:
         return True if collection_path.resolve() in self.reused else None
@@ -89,6 +106,8 @@ class PageReuse:
             session.exitstatus = pytest.ExitCode.OK  # every page was reused: nothing to run
 
     def pytest_terminal_summary(self, terminalreporter) -> None:
-        terminalreporter.write_sep("-", f"torchsheet {OPTION}: {len(self.reused)} pages reused")
+        pages = len(self.reused) - self.reused_files
+        reused = f"{pages} pages and {self.reused_files} test files reused"
+        terminalreporter.write_sep("-", f"torchsheet {OPTION}: {reused}")
         for line in self.lines:
             terminalreporter.write_line(line)

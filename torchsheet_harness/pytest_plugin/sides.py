@@ -54,6 +54,7 @@ HARNESS = {
     "by the pages themselves",
     "tests/test_documented_commands.py": "the manuals' commands against the noxfile and pytest",
     "tests/test_error_markers.py": "error and warning markers against the shown output, planted",
+    "tests/test_file_reuse.py": "--torchsheet-reuse on a planted sheet-side test file",
     "tests/test_error_search.py": "the site search in Chromium finds each indexed message",
     "tests/test_gpu_blocks.py": "GPU blocks' names, read statically",
     "tests/test_gpu_host.py": "the GPU-host check on planted pages; the check itself runs once, "
