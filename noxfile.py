@@ -1,8 +1,9 @@
 """Sessions: docs (build the HTML), docs-tests (run every page and snippet, and the checks that
 depend on the torch version), harness-tests (the harness's own tests, once, on the default
-torch), gpu-host (the CPU torchrun blocks as on a machine with a GPU), paste-repls (paste pages
-at Python 3.13's REPL and IPython), update-outputs (rewrite the outputs of the pages named),
-gpu, lint, bench. Which test file runs where: ``torchsheet_harness/pytest_plugin/sides.py``.
+torch, then gpu-host's check), gpu-host (the CPU torchrun blocks as on a machine with a GPU),
+paste-repls (paste pages at Python 3.13's REPL and IPython), update-outputs (rewrite the outputs
+of the pages named), gpu, lint, bench. Which test file runs where:
+``torchsheet_harness/pytest_plugin/sides.py``.
 
 torch comes from TORCH_SPEC, default ``torch==2.13.0`` (an unpinned spec makes pip download a
 multi-GB CUDA build). Example: ``TORCH_SPEC="torch>=2.6" nox -s docs-tests``.
@@ -99,13 +100,16 @@ def docs_tests(session: nox.Session, torch: str) -> None:
 
 @nox.session(name="harness-tests", python=PYTHON)
 def harness_tests(session: nox.Session) -> None:
-    """Run the harness's own tests and the torch-independent checks once, on the default torch."""
+    """Run the harness's own tests and the torch-independent checks once, on the default torch;
+    then, without arguments, the GPU-host check (as ``gpu-host``, in the same venv)."""
     install(session, "test")
     workers = os.environ.get("TORCHSHEET_WORKERS", "auto")
     session.run(
         "pytest", "-n", workers, "--dist", "loadfile", "--torchsheet-side=harness",
         *(session.posargs or ["tests"]),
     )  # fmt: skip
+    if not session.posargs:
+        run_gpu_host(session)
 
 
 @nox.session(name="gpu-host", python=PYTHON)
@@ -114,13 +118,19 @@ def gpu_host(session: nox.Session) -> None:
 
     A block that leans on the machine's default device (a bare ``init_process_group()``,
     ``init_device_mesh`` without a group, ``fully_shard`` without ``mesh=``) fails with what a
-    GPU host would do. Records no results: the blocks' own run is docs-tests'.
+    GPU host would do. Records no results: the blocks' own run is docs-tests'. ``harness-tests``
+    runs it too.
     """
     install(session, "test")
+    run_gpu_host(session, *session.posargs)
+
+
+def run_gpu_host(session: nox.Session, *args: str) -> None:
+    """The GPU-host check's pytest run, in ``session``'s venv."""
     workers = os.environ.get("TORCHSHEET_WORKERS", "auto")
     session.run(
         "pytest", "-n", workers, "--dist", "loadfile", "-m", CPU_TORCHRUN,
-        "--torchsheet-gpu-host", "--torchsheet-results=", "docs", *session.posargs,
+        "--torchsheet-gpu-host", "--torchsheet-results=", "docs", *args,
     )  # fmt: skip
 
 

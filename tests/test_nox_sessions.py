@@ -115,10 +115,24 @@ def test_the_gpu_host_session_runs_every_cpu_torchrun_block_and_records_nothing(
     assert "--torchsheet-results=" in run
 
 
+def test_harness_tests_runs_the_gpu_host_check_after_the_harness_side() -> None:
+    session = Recorder()
+    noxfile.harness_tests(session)
+    runs = [call for call in session.calls if call[0] == "run"]
+    assert "--torchsheet-side=harness" in runs[0]
+    alone = Recorder()
+    noxfile.gpu_host(alone)
+    assert runs[1:] == [call for call in alone.calls if call[0] == "run"]
+    named = Recorder()
+    named.posargs = ["tests/test_html.py"]
+    noxfile.harness_tests(named)
+    assert len([call for call in named.calls if call[0] == "run"]) == 1  # the files named only
+
+
 def test_ci_runs_the_harness_tests_and_the_gpu_host_check_once() -> None:
     ci = (Path(noxfile.__file__).parent / ".ci" / "run").read_text()
     (sessions,) = re.findall(r"^\s*for session in (.*); do$", ci, re.MULTILINE)
-    assert sessions.split() == ["harness-tests", "gpu-host"]
+    assert sessions.split() == ["harness-tests"]  # which runs the GPU-host check too
 
 
 def test_docs_tests_keeps_the_sheet_side_and_harness_tests_the_other() -> None:
@@ -127,7 +141,8 @@ def test_docs_tests_keeps_the_sheet_side_and_harness_tests_the_other() -> None:
     assert "--torchsheet-side=sheet" in session.calls[-1]
     session = Recorder()
     noxfile.harness_tests(session)
-    assert session.calls[-1][-2:] == ("--torchsheet-side=harness", "tests")
+    runs = [call for call in session.calls if call[0] == "run"]
+    assert runs[0][-2:] == ("--torchsheet-side=harness", "tests")  # then the GPU-host check
 
 
 def test_paste_repls_runs_the_repl_tests_and_requires_what_they_need() -> None:
