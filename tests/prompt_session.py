@@ -63,14 +63,19 @@ class ClassicPrompt:
         _echo, _, shown = self.child.before.partition("\n")
         return ESCAPE.sub("", shown)
 
-    def paste(self, code: str) -> str:
-        """Paste ``code`` and press Enter (again while the prompt is ``...``)."""
+    def paste_lines(self, code: str) -> list[str]:
+        """Paste ``code`` and press Enter (again while the prompt is ``...``): what the terminal
+        showed after each typed line, the code's lines first, then the Enters'."""
         shown = [self.type_line(line) for line in code.split("\n")]
         for _ in range(2):
             if self.prompt != "...":
                 break
             shown.append(self.type_line(""))
-        return "\n".join(shown)
+        return shown
+
+    def paste(self, code: str) -> str:
+        """Paste ``code`` and press Enter (again while the prompt is ``...``)."""
+        return "\n".join(self.paste_lines(code))
 
     def close(self) -> None:
         self.child.close(force=True)
