@@ -1,9 +1,11 @@
 """What a reader pastes from one built page, block after block, and what the page shows it print.
 
-Test support for tests/test_copy_paste.py (a fresh interpreter, the classic prompt) and
-tests/test_paste_repls.py (Python 3.13's REPL, IPython): the page's CPU Python blocks, in page
-order, each as the copy button yields it (:mod:`torchsheet_harness.sphinx_ext.copy_text`), and the
-checks every prompt shares (:func:`prompt_problems`).
+Test support for tests/test_copy_paste.py (a fresh classic prompt) and tests/test_paste_repls.py
+(Python 3.13's REPL, IPython): the page's CPU Python blocks, in page order, each as the copy
+button yields it (:mod:`torchsheet_harness.sphinx_ext.copy_text`) and checked to be exactly the
+block's statements (:func:`copy_problem`), and the looser checks the REPLs share
+(:func:`prompt_problems`: the page's output lines on the terminal; the classic prompt's exact
+ones are tests/prompt_outputs.py).
 """
 
 from __future__ import annotations

@@ -9,14 +9,18 @@ flags the page tests use):
 - a ``>>>`` example: what the prompt showed between its prompts is exactly its output on the
   page; for an example that shows a traceback, the exception line(s) after the terminal's
   traceback are the page's, as doctest compares them;
-- a plain block: its output block is what it printed, exactly when no top-level statement of it
-  is a bare expression (the prompt echoes a value such as ``torch.manual_seed(0)``'s, which a
-  file run does not print); with one, the output block appears in one piece among the echoes;
+- a plain block: its output block is what it printed, exactly when no statement of it may make
+  the prompt echo a value (:func:`echoes`: a bare expression such as ``torch.manual_seed(0)``
+  or ``model.train()``, outside a function or class body; a file run prints no such value);
+  with one, every line of the output block is shown, in order, among the echoed values;
 - any block: no SyntaxError or IndentationError, and no traceback the page does not show.
 
-A warning the pasted code raised (``<stdin>:1: FutureWarning: ...``) is compared as the page shows
-it, without its location; one that names another file (torch's own) is left out, as the page
-tests pass such warnings to pytest rather than into the output.
+The terminal shows stderr too. A warning the pasted code raised (``<stdin>:1: FutureWarning:
+...``) is compared as the page shows it, without its location; one that names another file
+(torch's own) is left out, as the page tests pass such warnings to pytest rather than into the
+output. So are torch's log lines (its C++ and ``torch._logging`` lines, the profiler's
+``USDT:``), which the page tests do not capture either, and the ``[rank0]: `` that torch's
+exception hook puts before each traceback line once a process group exists.
 """
 
 from __future__ import annotations

@@ -1,12 +1,14 @@
 """A reader at the classic ``python`` prompt, on a pseudo-terminal (pexpect).
 
-Used by tests/test_copy_paste.py. The interpreter is the one the suite runs (``python -I -q``,
-readline as the reader has it), started in an empty directory. On 3.13 it is the classic prompt
-because ``TERM=dumb`` makes the new REPL step aside: ``-I`` ignores ``PYTHON_BASIC_REPL``
-there (the new REPL and IPython: tests/test_paste_repls.py). :meth:`ClassicPrompt.paste` types
-a block's copied text line after line, as the terminal hands a paste to the prompt, then presses
-Enter as a reader does after a paste (twice when the prompt is left at ``...``), and returns what
-the terminal showed after the typed lines.
+Used by tests/test_copy_paste.py and tests/test_paste_ready.py. The interpreter is the one the
+suite runs (``python -I -q``: no harness, no user site, and no readline, which ``-I`` leaves off;
+the prompt reads the same lines without it), started in an empty directory. On 3.13 it is the
+classic prompt because ``TERM=dumb`` makes the new REPL step aside: ``-I`` ignores
+``PYTHON_BASIC_REPL`` there (the new REPL and IPython: tests/test_paste_repls.py).
+:meth:`ClassicPrompt.paste` types a block's copied text line after line, as the terminal hands
+a paste to the prompt, then presses Enter as a reader does after a paste (twice when the prompt
+is left at ``...``), and returns what the terminal showed after the typed lines
+(:meth:`ClassicPrompt.paste_lines`: line by line).
 """
 
 from __future__ import annotations
