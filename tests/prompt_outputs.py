@@ -19,8 +19,9 @@ The terminal shows stderr too. A warning the pasted code raised (``<stdin>:1: Fu
 ...``) is compared as the page shows it, without its location; one that names another file
 (torch's own) is left out, as the page tests pass such warnings to pytest rather than into the
 output. So are torch's log lines (its C++ and ``torch._logging`` lines, the profiler's
-``USDT:``), which the page tests do not capture either, and the ``[rank0]: `` that torch's
-exception hook puts before each traceback line once a process group exists.
+``USDT:`` and ``ERROR:`` ones), which the page tests do not capture either, and the
+``[rank0]: `` that torch's exception hook puts before each traceback line once a process group
+exists.
 """
 
 from __future__ import annotations
@@ -29,14 +30,18 @@ import ast
 import doctest
 import re
 
+import pexpect
 from pasted_steps import echoes_a_value
-from prompt_session import SYNTAX, TRACEBACK, ClassicPrompt
+from prompt_session import ESCAPE, SYNTAX, TRACEBACK, ClassicPrompt
 
 from torchsheet_harness.run.outputs import first_difference, matches
 
 #: A log line torch writes to stderr: its C++ and logging-module lines ('W1202 01:34:23.84 16144
-#: torch/_dynamo/...py:1759] ...') and the profiler's ('USDT:2026-12-02 ... profiler_start').
-_LOG = re.compile(r"^(?:[IWEFV]\d{4}|USDT:\S+) \d\d:\d\d:\d\d\S* +\d+(?::\d+)? \S+:\d+\] ")
+#: torch/_dynamo/...py:1759] ...') and the profiler's (kineto: 'USDT:2026-12-02 01:34:22
+#: 16141:16141 SyncActivityProfilerHandler.cpp:52] profiler_start', 'ERROR:2026-12-02 ...').
+_LOG = re.compile(
+    r"^(?:[IWEFV]\d{4}|[A-Z]+:\d{4}-\d\d-\d\d) \d\d:\d\d:\d\d\S* +\d+(?::\d+)? \S+:\d+\] "
+)
 #: What torch's excepthook puts before each line of a traceback once a process group exists.
 _RANK = re.compile(r"^\[rank\d+\]: ?")
 _WARNING = re.compile(r"^(?P<file>\S.*?):\d+: (?P<category>\w*Warning): (?P<text>.*)$")
@@ -179,7 +184,17 @@ def pasted_problems(steps: list[dict], prompt: ClassicPrompt) -> list[str]:
     with what was pasted."""
     problems = []
     for step in steps:
-        found = step_problems(step, prompt.paste_lines(step["copied"]))
+        try:
+            shown = prompt.paste_lines(step["copied"])
+        except (pexpect.EOF, pexpect.TIMEOUT) as stop:
+            why = "exited" if isinstance(stop, pexpect.EOF) else "timed out on a line"
+            last = ESCAPE.sub("", prompt.child.before or "")[-3000:]
+            problems.append(
+                f"{step['name']}: the interpreter {why} while this block was pasted; the blocks "
+                f"after it were not pasted\n--- the terminal showed ---\n{last}"
+            )
+            break
+        found = step_problems(step, shown)
         if found:
             problems.append(
                 f"{step['name']}: pasted at a fresh python prompt: " + "\n".join(found)

@@ -6,7 +6,8 @@ that imports nothing (a second or less a page). A clean page passes: the checks 
 code that is right. The faults: output that only the harness's seeding gives, a name only the
 harness's namespace has, output the page shows that a fresh interpreter does not print (or
 prints more of), a traceback the page does not show or another exception than it shows, copied
-text that is not the block's statements, and code the classic prompt rejects.
+text that is not the block's statements, code the classic prompt rejects, and a block that
+ends the interpreter.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from pathlib import Path
 import pasted_steps
 import pytest
 from built_site import DOCS
+from prompt_outputs import terminal_text
 from test_copy_paste import page_pastes
 
 from torchsheet_harness.pages.state import _SAVED, PAGE_SEED
@@ -118,6 +120,16 @@ Traceback (most recent call last):
 ValueError: invalid literal for int() with base 10: 'y'
 {FENCE}
 """,
+    "exits.md": f"""\
+{FENCE}python
+>>> raise SystemExit(3)
+{FENCE}
+
+{FENCE}python
+>>> 1
+1
+{FENCE}
+""",
     "loops.md": LOOPS,
     "string-in-body.md": f'''\
 {FENCE}python
@@ -211,6 +223,12 @@ def test_another_exception_than_the_page_shows_fails(planted_site, tmp_path) -> 
     assert "ValueError: invalid literal for int() with base 10: 'x'" in failure
 
 
+def test_a_block_that_ends_the_interpreter_fails(planted_site, tmp_path) -> None:
+    failure = pasted("exits.md", planted_site, tmp_path)
+    assert failure.startswith("docs/exits.md:6 (§ Planted page): the interpreter exited")
+    assert "docs/exits.md:10 " not in failure  # not pasted: no prompt to paste it at
+
+
 def test_copied_text_that_is_not_the_statements_fails(planted_site, tmp_path, monkeypatch):
     # A form the copy rules get wrong: a blank line in a string, in a body, is dropped.
     with pytest.raises(AssertionError, match=r"docs/string-in-body\.md:6 .*the copy button"):
@@ -234,3 +252,18 @@ def test_code_the_classic_prompt_rejects_fails(planted_site, tmp_path, monkeypat
     failure = pasted("loops.md", planted_site, tmp_path / "raw")
     assert "docs/loops.md:6 " in failure and "IndentationError: unexpected indent" in failure
     assert "docs/loops.md:15 " in failure and "SyntaxError: invalid syntax" in failure
+
+
+def test_the_terminal_text_leaves_out_only_what_the_page_tests_do_not_capture() -> None:
+    shown = [
+        "tensor([1., 2.])\r\n<stdin>:1: FutureWarning: old spelling",
+        "/venv/torch/amp.py:12: UserWarning: from torch's own file\r\n  warnings.warn(message)",
+        "W1202 01:34:23.843000 16144 torch/_dynamo/variables/tensor.py:1759] [1/0] Graph break",
+        "ERROR:2026-12-02 02:01:52 29310:29310 DeviceProperties.cpp:56] gpuGetDeviceCount failed",
+        "[rank0]: Traceback (most recent call last):\r\n[rank0]: ValueError: boom",
+        "W1202 is a line the code printed",
+    ]
+    assert terminal_text(shown) == (
+        "tensor([1., 2.])\nFutureWarning: old spelling\n"
+        "Traceback (most recent call last):\nValueError: boom\nW1202 is a line the code printed\n"
+    )
