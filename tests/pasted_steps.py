@@ -1,9 +1,11 @@
 """What a reader pastes from one built page, block after block, and what the page shows it print.
 
-Test support for tests/test_copy_paste.py (a fresh interpreter, the classic prompt) and
-tests/test_paste_repls.py (Python 3.13's REPL, IPython): the page's CPU Python blocks, in page
-order, each as the copy button yields it (:mod:`torchsheet_harness.sphinx_ext.copy_text`), and the
-checks every prompt shares (:func:`prompt_problems`).
+Test support for tests/test_copy_paste.py (a fresh classic prompt) and tests/test_paste_repls.py
+(Python 3.13's REPL, IPython): the page's CPU Python blocks, in page order, each as the copy
+button yields it (:mod:`torchsheet_harness.sphinx_ext.copy_text`) and checked to be exactly the
+block's statements (:func:`copy_problem`), and the looser checks the REPLs share
+(:func:`prompt_problems`: the page's output lines on the terminal; the classic prompt's exact
+ones are tests/prompt_outputs.py).
 """
 
 from __future__ import annotations
@@ -51,16 +53,45 @@ def statements_of(doctest_text: str) -> list[str]:
     return [line for ex in examples for line in ex.source.splitlines() if line.strip()]
 
 
-def page_steps(source: Path, site: Path) -> list[dict]:
+def same_statements(copied: str, code: str) -> bool:
+    """Whether ``copied`` parses to the same statements as ``code`` (``ast.dump``): the blank
+    lines the copy button drops or adds changed nothing, not even a string's text."""
+    try:
+        return ast.dump(ast.parse(copied)) == ast.dump(ast.parse(code))
+    except SyntaxError:
+        return False
+
+
+def copy_problem(block_text: str, copied: str) -> str | None:
+    """Why ``copied`` is not exactly the statements of the block whose text is ``block_text``.
+
+    A ``>>>`` block: its non-empty lines must be the examples' source lines, in order, and parse
+    to the same statements as the examples' sources; a plain block: parse as its code does.
+    """
+    if block_text.startswith(">>>"):
+        statements = statements_of(block_text)
+        examples = doctest.DocTestParser().get_examples(block_text)
+        pasted = [line for line in copied.splitlines() if line.strip()]
+        if pasted == statements and same_statements(copied, "".join(e.source for e in examples)):
+            return None
+        return "the block's statements are\n" + "\n".join(statements)
+    if same_statements(copied, block_text):
+        return None
+    return f"the block's code is\n{block_text}"
+
+
+def page_steps(source: Path, site: Path, docs: Path = DOCS) -> list[dict]:
     """What a reader pastes from ``source``'s built page, block after block, in page order.
 
-    Each step: kind ('doctest' or 'plain'), name (page:line and section), code (a doctest
-    block's text; a plain block's copied text), copied (what the button yields), expected (a
-    plain block's output block). Skips the test when the page has no CPU Python block, and fails
-    it when a ``>>>`` block does not copy to exactly its statements.
+    Each step: kind ('doctest' or 'plain'), name (page:line and section), line (the block's
+    first line in the page source, or None), code (a doctest block's text; a plain block's
+    copied text), copied (what the button yields), expected (a plain block's output block).
+    ``site`` is the site built from ``docs``. Skips the test when the page has no CPU Python
+    block, and fails it when a block does not copy to exactly its statements
+    (:func:`copy_problem`).
     """
     settings = copy_settings(site)
-    page = site / source.relative_to(DOCS).with_suffix(".html")
+    page = site / source.relative_to(docs).with_suffix(".html")
     blocks = html_blocks(page)
     chosen = pasted_blocks(blocks)
     if not chosen:
@@ -68,22 +99,21 @@ def page_steps(source: Path, site: Path) -> list[dict]:
     lines = source_lines(blocks, source)
     steps, problems = [], []
     for block, output in chosen:
-        name = (
-            f"{source.relative_to(DOCS.parent)}:{lines.get(block.index, '?')} (§ {block.section})"
-        )
+        line = lines.get(block.index)
+        name = f"{source.relative_to(docs.parent)}:{line or '?'} (§ {block.section})"
         copied = copied_text(block.text, settings)
+        problem = copy_problem(block.text, copied)
+        if problem is not None:
+            problems.append(f"{name}: the copy button yields\n{copied}\nbut {problem}")
         if block.text.startswith(">>>"):
-            pasted = [line for line in copied.splitlines() if line.strip()]
-            if pasted != statements_of(block.text):
-                problems.append(
-                    f"{name}: the copy button yields\n{copied}\nbut the block's statements are\n"
-                    + "\n".join(statements_of(block.text))
-                )
-            steps.append({"kind": "doctest", "name": name, "code": block.text, "copied": copied})
+            steps.append(
+                {"kind": "doctest", "name": name, "line": line, "code": block.text,
+                 "copied": copied}
+            )  # fmt: skip
         else:
             expected = output.text if output is not None else None
             steps.append(
-                {"kind": "plain", "name": name, "code": copied, "copied": copied,
+                {"kind": "plain", "name": name, "line": line, "code": copied, "copied": copied,
                  "expected": expected}
             )  # fmt: skip
     assert not problems, "\n\n".join(problems)

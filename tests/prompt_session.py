@@ -1,12 +1,14 @@
 """A reader at the classic ``python`` prompt, on a pseudo-terminal (pexpect).
 
-Used by tests/test_copy_paste.py. The interpreter is the one the suite runs (``python -I -q``,
-readline as the reader has it), started in an empty directory. On 3.13 it is the classic prompt
-because ``TERM=dumb`` makes the new REPL step aside: ``-I`` ignores ``PYTHON_BASIC_REPL``
-there (the new REPL and IPython: tests/test_paste_repls.py). :meth:`ClassicPrompt.paste` types
-a block's copied text line after line, as the terminal hands a paste to the prompt, then presses
-Enter as a reader does after a paste (twice when the prompt is left at ``...``), and returns what
-the terminal showed after the typed lines.
+Used by tests/test_copy_paste.py and tests/test_paste_ready.py. The interpreter is the one the
+suite runs (``python -I -q``: no harness, no user site, and no readline, which ``-I`` leaves off;
+the prompt reads the same lines without it), started in an empty directory. On 3.13 it is the
+classic prompt because ``TERM=dumb`` makes the new REPL step aside: ``-I`` ignores
+``PYTHON_BASIC_REPL`` there (the new REPL and IPython: tests/test_paste_repls.py).
+:meth:`ClassicPrompt.paste` types a block's copied text line after line, as the terminal hands
+a paste to the prompt, then presses Enter as a reader does after a paste (twice when the prompt
+is left at ``...``), and returns what the terminal showed after the typed lines
+(:meth:`ClassicPrompt.paste_lines`: line by line).
 """
 
 from __future__ import annotations
@@ -63,14 +65,19 @@ class ClassicPrompt:
         _echo, _, shown = self.child.before.partition("\n")
         return ESCAPE.sub("", shown)
 
-    def paste(self, code: str) -> str:
-        """Paste ``code`` and press Enter (again while the prompt is ``...``)."""
+    def paste_lines(self, code: str) -> list[str]:
+        """Paste ``code`` and press Enter (again while the prompt is ``...``): what the terminal
+        showed after each typed line, the code's lines first, then the Enters'."""
         shown = [self.type_line(line) for line in code.split("\n")]
         for _ in range(2):
             if self.prompt != "...":
                 break
             shown.append(self.type_line(""))
-        return "\n".join(shown)
+        return shown
+
+    def paste(self, code: str) -> str:
+        """Paste ``code`` and press Enter (again while the prompt is ``...``)."""
+        return "\n".join(self.paste_lines(code))
 
     def close(self) -> None:
         self.child.close(force=True)

@@ -1,19 +1,22 @@
-"""What a reader copies from the built site runs in a fresh ``python``, block after block.
+"""What a reader copies from the built site runs at a fresh ``python`` prompt, block after block.
 
 For every page: take each CPU Python block from the built HTML, in page order, apply what the
 copy button does (sphinx-copybutton's formatCopyText with the settings in the built
 copybutton.js, then torchsheet's pasteReady; ported in
 :mod:`torchsheet_harness.sphinx_ext.copy_text`, and the browser test checks the port against
-the real JavaScript), and paste the lot into one fresh interpreter, twice:
+the real JavaScript), and
 
-- as code run from a file (tests/paste_session.py, ``python -I`` in an empty directory): no
-  harness setup, no seeding, no names the page does not define. A ``>>>`` block must copy to
-  exactly its statements and print what the page shows; a plain block must run and print its
-  output block.
-- at the real classic prompt on a pseudo-terminal (tests/prompt_session.py), the interpreter
-  the suite runs: each block pasted, then Enter, as a reader does. No SyntaxError or
-  IndentationError, no traceback the page does not show, and every line of the page's output
-  (those without '...') appears on the terminal.
+- check without running it that the copied text is exactly the block's statements
+  (tests/pasted_steps.py, ``copy_problem``): a ``>>>`` block's non-empty lines are its examples'
+  source lines, and the text parses (``ast.dump``) to the same statements as their sources; a
+  plain block's parses as its code does;
+- paste the lot into one fresh interpreter: the real classic prompt on a pseudo-terminal
+  (tests/prompt_session.py: ``python -I -q`` in an empty directory, the interpreter the suite
+  runs), no harness setup, no seeding, no names the page does not define; each block pasted,
+  then Enter, as a reader does. No SyntaxError or IndentationError, no traceback the page does
+  not show, each ``>>>`` example shows exactly its output on the page (an exception: its
+  exception line(s)), and a plain block prints its output block (tests/prompt_outputs.py says
+  exactly how, and compares as the page tests do: ``...``, runs of whitespace).
 
 Left out, with reason: blocks that need CUDA, GPUs, torchrun or Slurm (they cannot run here and
 are self-contained, so later blocks cannot depend on them), blocks marked not-run, and
@@ -22,20 +25,16 @@ literal-included scripts (run as ``python script.py`` by the page tests).
 
 from __future__ import annotations
 
-import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 from built_site import DOCS, build_site
-from pasted_steps import page_steps, prompt_problems
-from prompt_session import TRACEBACK, ClassicPrompt
+from pasted_steps import page_steps
+from prompt_outputs import pasted_problems
+from prompt_session import ClassicPrompt
 
 from torchsheet_harness.locations import page_files
 
-SESSION = Path(__file__).with_name("paste_session.py")
-PAGE_TIMEOUT_SECONDS = 300
 #: The longest a pasted line may run at the prompt before the test gives up on the page.
 LINE_TIMEOUT_SECONDS = 120
 SOURCES = page_files(DOCS)
@@ -46,43 +45,18 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return build_site(tmp_path_factory.getbasetemp())
 
 
-@pytest.mark.parametrize("source", SOURCES, ids=lambda p: str(p.relative_to(DOCS)))
-def test_page_pastes_into_a_fresh_interpreter(source: Path, site: Path, tmp_path: Path) -> None:
-    steps = page_steps(source, site)
-    steps_file, results_file = tmp_path / "steps.json", tmp_path / "results.json"
-    steps_file.write_text(json.dumps(steps), encoding="utf-8")
-    workdir = tmp_path / "cwd"
-    workdir.mkdir()
-    command = [sys.executable, "-I", str(SESSION), str(steps_file), str(results_file)]
-    finished = subprocess.run(
-        command, cwd=workdir, capture_output=True, text=True, timeout=PAGE_TIMEOUT_SECONDS
-    )
-    results = json.loads(results_file.read_text()) if results_file.exists() else []
-    failures = [f"{r['name']}:\n{r['failure']}" for r in results if r["failure"]]
-    assert not failures, "pasted into a fresh python, block after block:\n\n" + "\n\n".join(
-        failures
-    )
-    assert finished.returncode == 0 and len(results) == len(steps), (
-        f"the interpreter stopped after {len(results)} of {len(steps)} blocks "
-        f"(exit {finished.returncode}):\n{finished.stderr[-3000:]}"
-    )
-
-
-@pytest.mark.parametrize("source", SOURCES, ids=lambda p: str(p.relative_to(DOCS)))
-def test_page_pastes_at_the_classic_prompt(source: Path, site: Path, tmp_path: Path) -> None:
-    steps = page_steps(source, site)
-    prompt = ClassicPrompt(tmp_path, timeout=LINE_TIMEOUT_SECONDS)
-    problems = []
+def page_pastes(source: Path, site: Path, cwd: Path, docs: Path = DOCS) -> list[str]:
+    """The problems of pasting ``source``'s built page into a fresh prompt started in ``cwd``
+    (an empty directory); fails first when a block does not copy to exactly its statements."""
+    steps = page_steps(source, site, docs)
+    prompt = ClassicPrompt(cwd, timeout=LINE_TIMEOUT_SECONDS)
     try:
-        for step in steps:
-            shown = prompt.paste(step["copied"])
-            found = prompt_problems(step, shown, TRACEBACK)
-            if found:
-                problems.append(
-                    f"{step['name']}: pasted at the python prompt: " + "; ".join(found)
-                    + f"\n--- pasted ---\n{step['copied']}\n--- the terminal showed ---\n"
-                    + shown[-3000:]
-                )  # fmt: skip
+        return pasted_problems(steps, prompt)
     finally:
         prompt.close()
+
+
+@pytest.mark.parametrize("source", SOURCES, ids=lambda p: str(p.relative_to(DOCS)))
+def test_page_pastes_into_a_fresh_prompt(source: Path, site: Path, tmp_path: Path) -> None:
+    problems = page_pastes(source, site, tmp_path)
     assert not problems, "\n\n".join(problems)

@@ -50,8 +50,9 @@ HARNESS = {
     "tests/test_audit.py": "which blocks of the pages' text run: no torch",
     "tests/test_block_lint.py": "the page linter on planted pages",
     "tests/test_browser.py": "the built site in Chromium",
-    "tests/test_copy_paste.py": "the copy text at a prompt; its outputs are verified on every leg "
-    "by the pages themselves",
+    "tests/test_copy_paste.py": "the copy text at a fresh prompt: the pages' code is the same on "
+    "every leg, and its outputs are verified on every leg by the pages themselves",
+    "tests/test_copy_paste_faults.py": "the copy-paste test's checks on planted pages",
     "tests/test_documented_commands.py": "the manuals' commands against the noxfile and pytest",
     "tests/test_error_markers.py": "error and warning markers against the shown output, planted",
     "tests/test_file_reuse.py": "--torchsheet-reuse on a planted sheet-side test file",
