@@ -39,6 +39,12 @@ def test_reads_a_page():
 
 def test_runs_a_snippet():
     subprocess.run([sys.executable, str(ROOT / "snippets" / "run.py")], check=True)
+
+
+def test_hands_a_relative_path_elsewhere(tmp_path):
+    (tmp_path / "docs").mkdir()
+    # "docs" is tmp_path's folder, relative to the subprocess's cwd: no read of the project.
+    subprocess.run([sys.executable, "-c", "pass", "docs"], cwd=tmp_path, check=True)
 """
 
 
@@ -48,6 +54,7 @@ def project(tmp_path_factory: pytest.TempPathFactory) -> Path:
     (root / "conftest.py").write_text(conftest(PLUGIN, FILE_READS, RECORDER, REUSE))
     (root / "docs").mkdir()
     (root / "docs" / "read.md").write_text("# Read\n\nA page the test reads.\n")
+    (root / "docs" / "unread.md").write_text("# Unread\n\nA page no test reads.\n")
     (root / "snippets").mkdir()
     (root / "snippets" / "run.py").write_text("assert 1 + 1 == 2\n")
     (root / "tests").mkdir()
@@ -73,7 +80,7 @@ def record(root: Path) -> dict:
 
 def test_each_part_of_the_key_makes_the_file_run_again(project: Path) -> None:
     first = run(project)
-    assert first.returncode == 0 and "2 passed" in first.stdout, first.stdout[-2000:]
+    assert first.returncode == 0 and "3 passed" in first.stdout, first.stdout[-2000:]
     entry = record(project)
     assert entry["outcome"] == "passed"
     assert set(entry["reuse"]["reads"]) == {"docs/read.md", "snippets/run.py"}
@@ -92,14 +99,14 @@ def test_each_part_of_the_key_makes_the_file_run_again(project: Path) -> None:
         (project / path).write_text(text)
         rerun = run(project)
         assert f"not reused {NAME}: " in rerun.stdout and why in rerun.stdout, rerun.stdout[-2000:]
-        assert "2 passed" in rerun.stdout
+        assert "3 passed" in rerun.stdout
 
     path = next((project / "docs" / "_build" / "results").glob("*.json"))
     data = json.loads(path.read_text())
     data["test_files"][NAME]["reuse"]["harness"] = "an older harness"
     path.write_text(json.dumps(data))
     rerun = run(project)
-    assert "the harness's code changed" in rerun.stdout and "2 passed" in rerun.stdout
+    assert "the harness's code changed" in rerun.stdout and "3 passed" in rerun.stdout
 
 
 def test_a_failed_record_runs_again_and_a_narrowed_run_records_nothing(project: Path) -> None:
@@ -113,5 +120,5 @@ def test_a_failed_record_runs_again_and_a_narrowed_run_records_nothing(project: 
     assert "its record failed" in narrowed.stdout and "1 passed" in narrowed.stdout
     assert record(project)["outcome"] == "failed", "a -k run recorded the file as a whole pass"
     whole = run(project)
-    assert "its record failed" in whole.stdout and "2 passed" in whole.stdout
+    assert "its record failed" in whole.stdout and "3 passed" in whole.stdout
     assert record(project)["outcome"] == "passed"

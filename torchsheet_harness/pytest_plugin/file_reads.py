@@ -21,6 +21,7 @@ that says so, which is never reused.
 
 from __future__ import annotations
 
+import os
 import sys
 from collections import defaultdict
 from collections.abc import Iterator
@@ -48,13 +49,15 @@ class Reads:
         self.root = root.resolve()
         self.current: set[str] | None = None  # None: no sheet test runs now
 
-    def note(self, value: Any) -> None:
+    def note(self, value: Any, base: Any = None) -> None:
+        """Note ``value`` if it names a project file or folder (relative: to ``base``, or the
+        working directory)."""
         if isinstance(value, bytes):
             value = value.decode(errors="replace")
         if not isinstance(value, str | Path) or not str(value):
             return
         try:
-            path = Path(value).absolute()
+            path = Path(os.fsdecode(base) if base else Path.cwd(), value).absolute()
             name = path.relative_to(self.root)
         except (ValueError, OSError):
             return
@@ -73,9 +76,10 @@ class Reads:
         if event == "open":
             self.note(args[0])
             return
-        _, argv, cwd, _ = args
-        for arg in [*(argv if isinstance(argv, list | tuple) else [argv]), cwd]:
-            self.note(arg)
+        _, argv, cwd, _ = args  # a relative argument is relative to the subprocess's cwd
+        for arg in argv if isinstance(argv, list | tuple) else [argv]:
+            self.note(arg, cwd)
+        self.note(cwd)
 
 
 def sheet_file(item: pytest.Item) -> str | None:
