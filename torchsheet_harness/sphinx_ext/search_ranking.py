@@ -8,8 +8,9 @@ ranking keeps Sphinx's weights and sums them over the query's words (a heading w
 word 5), so the page whose headings hold more of the message comes first. ``searchtools.js``
 takes a ``Scorer`` defined before it loads instead of its own; this one is Sphinx's, with a
 ``score`` function for full-text results (title, index and object results keep their scores).
-The query's words are found as Sphinx finds them: its ``splitQuery`` (the site's, see
-:mod:`.search_terms`), stop words and bare numbers left out, then stemmed.
+The query's words are the ones Sphinx searches for: its own ``Search._parseQuery`` (with the
+site's ``splitQuery``, :mod:`.search_terms`), which leaves out stop words and bare numbers and
+stems the rest.
 """
 
 from __future__ import annotations
@@ -27,20 +28,17 @@ var Scorer = {
     const index = Search._index;
     const file = index.docnames.indexOf(docname);
     const query = new URLSearchParams(window.location.search).get("q") || "";
-    const stemmer = new Stemmer();
-    const words = new Set(
-      splitQuery(query.trim())
-        .map((word) => word.toLowerCase())
-        .filter((word) => !stopwords.has(word) && !/^\\d+$/.test(word))
-        .map((word) => stemmer.stemWord(word)),
-    );
+    if (Scorer.query !== query) {  // once per query: Sphinx's own words, split and stemmed
+      Scorer.query = query;
+      Scorer.words = Search._parseQuery(query)[1];
+    }
     const holds = (table, word) => {
       if (!Object.hasOwn(table, word)) return false;
       const files = table[word];
       return files === file || (Array.isArray(files) && files.includes(file));
     };
     let total = 0;
-    for (const word of words) {
+    for (const word of Scorer.words) {
       if (holds(index.titleterms, word)) total += Scorer.title;
       else if (holds(index.terms, word)) total += Scorer.term;
     }
