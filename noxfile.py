@@ -49,6 +49,14 @@ CPU_TORCHRUN = "distributed and not gpu and not slurm"
 TORCH_INSTALL_ENV = {"PIP_CONSTRAINT": os.devnull}
 
 
+def workers(per_core: int = 1) -> str:
+    """pytest-xdist's ``-n``: $TORCHSHEET_WORKERS, else ``auto`` (a worker per core), else
+    ``per_core`` workers per core, for tests that mostly wait (a REPL drawing a paste)."""
+    if os.environ.get("TORCHSHEET_WORKERS"):
+        return os.environ["TORCHSHEET_WORKERS"]
+    return "auto" if per_core == 1 else str(per_core * (os.cpu_count() or 1))
+
+
 def install(session: nox.Session, *extras: str, torch: str | None = TORCH_SPEC) -> None:
     """torch (None: none, for the docs build, which never imports it), then the extras."""
     if torch is not None:
@@ -92,9 +100,8 @@ def docs_tests(session: nox.Session, torch: str) -> None:
         leg = f"docs-tests(torch='{torch}')"
         session.skip(f'not the default torch: run this leg with nox -s "{leg}"')
     install(session, "test", torch=TORCH_SPEC if default else f"torch=={torch}")
-    workers = os.environ.get("TORCHSHEET_WORKERS", "auto")
     session.run(
-        "pytest", "-n", workers, "--dist", "loadfile", "--torchsheet-side=sheet", *session.posargs
+        "pytest", "-n", workers(), "--dist", "loadfile", "--torchsheet-side=sheet", *session.posargs
     )  # fmt: skip
 
 
@@ -103,9 +110,8 @@ def harness_tests(session: nox.Session) -> None:
     """Run the harness's own tests and the torch-independent checks once, on the default torch;
     then, without arguments, the GPU-host check (as ``gpu-host``, in the same venv)."""
     install(session, "test")
-    workers = os.environ.get("TORCHSHEET_WORKERS", "auto")
     session.run(
-        "pytest", "-n", workers, "--dist", "loadfile", "--torchsheet-side=harness",
+        "pytest", "-n", workers(), "--dist", "loadfile", "--torchsheet-side=harness",
         *(session.posargs or ["tests"]),
     )  # fmt: skip
     if not session.posargs:
@@ -127,9 +133,8 @@ def gpu_host(session: nox.Session) -> None:
 
 def run_gpu_host(session: nox.Session, *args: str) -> None:
     """The GPU-host check's pytest run, in ``session``'s venv."""
-    workers = os.environ.get("TORCHSHEET_WORKERS", "auto")
     session.run(
-        "pytest", "-n", workers, "--dist", "loadfile", "-m", CPU_TORCHRUN,
+        "pytest", "-n", workers(), "--dist", "loadfile", "-m", CPU_TORCHRUN,
         "--torchsheet-gpu-host", "--torchsheet-results=", "docs", *args,
     )  # fmt: skip
 
@@ -142,11 +147,11 @@ def paste_repls(session: nox.Session) -> None:
     the first time, then pip's cache), not in every docs-tests leg, where these tests skip.
     """
     install(session, "test,repls")
-    workers = os.environ.get("TORCHSHEET_WORKERS", "auto")
     session.run(
         # Records nothing: it runs no page, and a results file of its Python 3.13 would be an
-        # empty row in the site's table of verified environments.
-        "pytest", "-n", workers, "--torchsheet-results=", "tests/test_paste_repls.py",
+        # empty row in the site's table of verified environments. Two workers a core: a test
+        # mostly waits for a REPL to draw (on 2 cores, 2 workers 203 s, 4 workers 121 s).
+        "pytest", "-n", workers(per_core=2), "--torchsheet-results=", "tests/test_paste_repls.py",
         *session.posargs, env={"TORCHSHEET_PASTE_REPLS": "1"},
     )  # fmt: skip
 

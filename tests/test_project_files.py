@@ -89,20 +89,28 @@ def ci_commands() -> list[str]:
     return [line.strip() for line in lines if line.strip() and not line.lstrip().startswith("#")]
 
 
+def ci_sessions(commands: list[str]) -> list[str]:
+    """The nox sessions .ci/run runs, in order: its ``sessions=(...)`` and ``sessions+=(...)``."""
+    found = [re.fullmatch(r"sessions\+?=\((.*)\)", command) for command in commands]
+    return [match.group(1).strip('"') for match in found if match]
+
+
 def test_ci_runs_the_lint_session_before_the_tests() -> None:
     assert os.access(ROOT / ".ci" / "run", os.X_OK), ".ci/run is not executable"
     commands = ci_commands()
     assert "set -euo pipefail" in commands  # any failing step fails CI
-    runs = [c for c in commands if not c.lstrip().startswith("echo")]
-    sessions = [m.group(1) for c in runs if (m := re.search(r"nox\"? -s \"?([\w-]+)", c))]
-    assert sessions == ["lint", "docs-tests", "paste-repls", "docs"], sessions
     # Once per run, between the legs and the build: the harness's tests and the GPU-host check.
-    assert "for session in harness-tests; do" in commands
+    assert ci_sessions(commands) == [
+        "lint", "docs-tests(torch='$torch')", "harness-tests", "paste-repls", "docs",
+    ]  # fmt: skip
+    # Each in the venv built for it ahead (tests/test_ci_sessions.py).
+    assert '.ci/run-sessions .nox/ci-prepared "$nox" "${sessions[@]}"' in commands
 
 
 def test_ci_runs_every_leg_of_the_torch_matrix() -> None:
     commands = ci_commands()
-    assert '"$nox" -s "docs-tests(torch=\'$torch\')"' in commands
+    assert "for torch in $legs; do" in commands
+    assert "sessions+=(\"docs-tests(torch='$torch')\")" in commands
     assert any("noxfile.TORCH_VERSIONS" in c for c in commands)  # every leg by default
 
 

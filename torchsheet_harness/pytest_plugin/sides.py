@@ -50,6 +50,7 @@ HARNESS = {
     "tests/test_audit.py": "which blocks of the pages' text run: no torch",
     "tests/test_block_lint.py": "the page linter on planted pages",
     "tests/test_browser.py": "the built site in Chromium",
+    "tests/test_ci_sessions.py": "CI's session runner and venv builder, with a stand-in nox",
     "tests/test_copy_paste.py": "the copy text at a fresh prompt: the pages' code is the same on "
     "every leg, and its outputs are verified on every leg by the pages themselves",
     "tests/test_copy_paste_faults.py": "the copy-paste test's checks on planted pages",
