@@ -129,13 +129,6 @@ def test_harness_tests_runs_the_gpu_host_check_after_the_harness_side() -> None:
     assert len([call for call in named.calls if call[0] == "run"]) == 1  # the files named only
 
 
-def test_ci_runs_the_harness_tests_and_the_gpu_host_check_once() -> None:
-    ci = (Path(noxfile.__file__).parent / ".ci" / "run").read_text()
-    added = re.findall(r"^\s*sessions\+?=\((.*)\)$", ci, re.MULTILINE)
-    assert added.count("harness-tests") == 1  # which runs the GPU-host check too
-    assert not any("gpu-host" in session for session in added)
-
-
 def test_docs_tests_keeps_the_sheet_side_and_harness_tests_the_other() -> None:
     session = Recorder()
     noxfile.docs_tests(session, torch=noxfile.TORCH_VERSIONS[0])
@@ -155,8 +148,6 @@ def test_paste_repls_runs_the_repl_tests_and_requires_what_they_need() -> None:
     assert session.calls[-1][:2] == ("run", "pytest")
     assert "tests/test_paste_repls.py" in session.calls[-1]
     assert session.env == {"TORCHSHEET_PASTE_REPLS": "1"}
-    ci_run = (Path(noxfile.__file__).parent / ".ci" / "run").read_text()
-    assert "sessions+=(paste-repls)" in ci_run
 
 
 def test_the_ci_matrix_is_the_noxfile_matrix() -> None:
