@@ -10,7 +10,6 @@ pytest_plugins = [
     "torchsheet_harness.pytest_plugin.recorder",
     "torchsheet_harness.pytest_plugin.reuse",
     "torchsheet_harness.pytest_plugin.schedule",
-    "torchsheet_harness.pytest_plugin.sides",
     "pytester",
 ]
 pytest_collect_file = page_sybil(Path(__file__).parent / "docs").pytest()

@@ -2,8 +2,8 @@
 depend on the torch version), harness-tests (the harness's own tests, once, on the default
 torch, then gpu-host's check), gpu-host (the CPU torchrun blocks as on a machine with a GPU),
 paste-repls (paste pages at Python 3.13's REPL and IPython), update-outputs (rewrite the outputs
-of the pages named), gpu, lint, bench. Which test file runs where:
-``torchsheet_harness/pytest_plugin/sides.py``.
+of the pages named), gpu, lint, bench. Which test file runs where: its folder, ``tests/sheet/``
+(every torch leg, with the pages) or ``tests/harness/`` (once).
 
 torch comes from TORCH_SPEC, default ``torch==2.13.0`` (an unpinned spec makes pip download a
 multi-GB CUDA build). Example: ``TORCH_SPEC="torch>=2.6" nox -s docs-tests``.
@@ -46,6 +46,10 @@ PYTHON313 = os.environ.get("TORCHSHEET_PYTHON313", "3.13")
 GPU_RESULTS = "docs/_results"
 # The blocks gpu-host runs: every torchrun block that declares no GPU (Slurm's run by srun).
 CPU_TORCHRUN = "distributed and not gpu and not slurm"
+# What each side runs when no path is named: pytest's testpaths, overridden (a path in the
+# session's arguments runs instead; options alone keep these).
+SHEET_PATHS = ("-o", "testpaths=docs tests/sheet")
+HARNESS_PATHS = ("-o", "testpaths=tests/harness")
 TORCH_INSTALL_ENV = {"PIP_CONSTRAINT": os.devnull}
 
 
@@ -101,7 +105,7 @@ def docs_tests(session: nox.Session, torch: str) -> None:
         session.skip(f'not the default torch: run this leg with nox -s "{leg}"')
     install(session, "test", torch=TORCH_SPEC if default else f"torch=={torch}")
     session.run(
-        "pytest", "-n", workers(), "--dist", "loadfile", "--torchsheet-side=sheet", *session.posargs
+        "pytest", "-n", workers(), "--dist", "loadfile", *SHEET_PATHS, *session.posargs
     )  # fmt: skip
 
 
@@ -111,8 +115,7 @@ def harness_tests(session: nox.Session) -> None:
     then, without arguments, the GPU-host check (as ``gpu-host``, in the same venv)."""
     install(session, "test")
     session.run(
-        "pytest", "-n", workers(), "--dist", "loadfile", "--torchsheet-side=harness",
-        *(session.posargs or ["tests"]),
+        "pytest", "-n", workers(), "--dist", "loadfile", *HARNESS_PATHS, *session.posargs,
     )  # fmt: skip
     if not session.posargs:
         run_gpu_host(session)
@@ -141,7 +144,7 @@ def run_gpu_host(session: nox.Session, *args: str) -> None:
 
 @nox.session(name="paste-repls", python=PYTHON313)
 def paste_repls(session: nox.Session) -> None:
-    """Paste pages at Python 3.13's default REPL and at IPython (tests/test_paste_repls.py).
+    """Paste pages at Python 3.13's default REPL and at IPython (tests/harness/test_paste_repls.py).
 
     Once per CI, on the default torch (PyPI's torch for Python 3.13 is the CUDA build: a few GB
     the first time, then pip's cache), not in every docs-tests leg, where these tests skip.
@@ -151,8 +154,8 @@ def paste_repls(session: nox.Session) -> None:
         # Records nothing: it runs no page, and a results file of its Python 3.13 would be an
         # empty row in the site's table of verified environments. Two workers a core: a test
         # mostly waits for a REPL to draw (on 2 cores, 2 workers 203 s, 4 workers 121 s).
-        "pytest", "-n", workers(per_core=2), "--torchsheet-results=", "tests/test_paste_repls.py",
-        *session.posargs, env={"TORCHSHEET_PASTE_REPLS": "1"},
+        "pytest", "-n", workers(per_core=2), "--torchsheet-results=",
+        "tests/harness/test_paste_repls.py", *session.posargs, env={"TORCHSHEET_PASTE_REPLS": "1"},
     )  # fmt: skip
 
 
@@ -218,5 +221,8 @@ def pdf(session: nox.Session) -> None:
     install(session, "docs", torch=None)
     session.run("sphinx-build", "-W", "--keep-going", "-b", "html", "docs", "docs/_build/html")
     session.run(
-        "python", "tests/pdf_print.py", "docs/_build/html/quickref.html", "docs/_build/quickref.pdf"
+        "python",
+        "tests/support/pdf_print.py",
+        "docs/_build/html/quickref.html",
+        "docs/_build/quickref.pdf",
     )

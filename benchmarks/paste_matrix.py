@@ -2,7 +2,7 @@
 
 For each page and each prompt (the classic prompt; Python 3.13's REPL and IPython, each pasted
 bracketed, typed, and the REPL's own way; IPython's --simple-prompt, typed), paste the page's
-CPU blocks one after another as tests/test_paste_repls.py does, and count per page and per
+CPU blocks one after another as tests/harness/test_paste_repls.py does, and count per page and per
 block: a SyntaxError or IndentationError, a traceback the page does not show, and whether every
 output line of the page is on the screen ("all outputs") or every line such a prompt shows of
 them ("shown"). Run inside the paste-repls environment (Python 3.13, IPython, torch, the test

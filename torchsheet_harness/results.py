@@ -16,8 +16,8 @@ checked on read and on write; a file of another schema counts as none)::
                "blocks": {"12": {"outcome": "passed", "seconds": 0.41},
                           "40": {"outcome": "skipped", "reason": "needs CUDA, found 0 CUDA GPUs",
                                  "requires": "CUDA"}}}},
-     "tests": {"tests/test_html.py::test_build": 11.2},
-     "test_files": {"tests/test_multinode.py": {"finished": ..., "outcome": "passed",
+     "tests": {"tests/harness/test_html.py::test_build": 11.2},
+     "test_files": {"tests/sheet/test_multinode.py": {"finished": ..., "outcome": "passed",
                                                 "reuse": {...}}}}
 
 ``seconds``: what a block's examples took (setup, call and teardown summed); ``tests``: the same

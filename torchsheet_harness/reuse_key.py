@@ -15,7 +15,7 @@ And the record itself must be a pass: every block the page runs recorded, none f
 error, no collection error.
 
 A sheet-side test file's record (:mod:`.pytest_plugin.file_reads`) is reused on the same terms:
-its own source and the test helpers (every ``tests/*.py`` that is no test file), every project
+its own source and the test helpers (every ``tests/support/*.py``), every project
 file it read (recorded by that run), the harness and the environment, in a passed record. No
 pytest and no torch in this module.
 """
@@ -120,8 +120,9 @@ def test_file_inputs(
     name: str, rootdir: Path, harness: str, environment: str, reads: set[str] | list[str]
 ) -> dict[str, Any]:
     """A sheet test file's ``reuse`` field: its source and helpers, what it read, and the rest."""
-    helpers = [p.relative_to(rootdir).as_posix() for p in (rootdir / "tests").glob("*.py")]
-    sources = {name, *(helper for helper in helpers if not Path(helper).name.startswith("test_"))}
+    support = (rootdir / "tests" / "support").glob("*.py")
+    helpers = [path.relative_to(rootdir).as_posix() for path in support]
+    sources = {name, *helpers}
     return {
         "sources": file_digests(sources, rootdir),
         "reads": file_digests(set(reads) - sources, rootdir),

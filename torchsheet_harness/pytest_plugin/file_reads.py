@@ -1,7 +1,7 @@
 """What each sheet-side test file read of the project, recorded so ``--torchsheet-reuse`` can
 leave out a test file whose pass still holds, as it leaves out a page.
 
-A test file on the sheet side (:data:`.sides.SHEET`: it runs pages' commands, snippets or torch's
+A test file on the sheet side (under ``tests/sheet/``: it runs pages' commands, snippets or torch's
 own behaviour, on every torch leg) is not a page: what its verdict depends on is whatever it
 reads. So each of its tests runs under an audit hook (:func:`sys.addaudithook`) that notes every
 project file opened in the test process (the ``open`` event) and every project path handed to a
@@ -33,7 +33,8 @@ import pytest
 
 from .. import environment, results, reuse_key
 from .recorder import recorded_path
-from .sides import SHEET
+
+SHEET_DIR = "tests/sheet/"
 
 PROPERTY = "torchsheet_reads"
 #: Folders (anywhere under the project) whose files are no input: build output and caches.
@@ -88,7 +89,7 @@ def sheet_file(item: pytest.Item) -> str | None:
         name = item.path.relative_to(item.config.rootpath).as_posix()
     except ValueError:
         return None
-    return name if name in SHEET else None
+    return name if name.startswith(SHEET_DIR) else None
 
 
 def _relative(path: Path, root: Path) -> str:
@@ -151,7 +152,7 @@ class TestFileRecorder:
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         name = report.nodeid.split("::")[0]
-        if name not in SHEET:
+        if not name.startswith(SHEET_DIR):
             return
         self.ran.add(name)
         if report.failed:

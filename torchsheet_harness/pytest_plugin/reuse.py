@@ -24,7 +24,6 @@ import pytest
 from .. import environment, results, reuse_key
 from ..locations import page_files
 from .recorder import recorded_path
-from .sides import SHEET
 
 OPTION = "--torchsheet-reuse"
 
@@ -84,7 +83,8 @@ class PageReuse:
                 self.lines.append(f"torchsheet: not reused {shown}: {why}")
         self.reused_files = 0
         recorded_files = data.get("test_files", {})
-        for name in SHEET:
+        sheet_files = sorted((config.rootpath / "tests" / "sheet").glob("test_*.py"))
+        for name in (path.relative_to(config.rootpath).as_posix() for path in sheet_files):
             path = (config.rootpath / name).resolve()
             if path in named or not named & {*path.parents} or name not in recorded_files:
                 continue

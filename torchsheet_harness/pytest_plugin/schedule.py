@@ -40,7 +40,7 @@ TEST_SECONDS = 1.0  # a harness test: many start a pytest, an interpreter or a l
 # Handed out last: test_slurm.py starts a cluster of its own (a few seconds), and one private
 # cluster runs per machine at a time. Started while the Slurm page's blocks run on the other
 # worker, it waited for them (measured: 18-22 s, against 3.5 s alone); last, the page is done.
-LAST = {"tests/test_slurm.py"}
+LAST = {"tests/harness/test_slurm.py"}
 
 
 def file_of(nodeid: str) -> str:

@@ -13,9 +13,9 @@ copybutton's formatCopyText by :func:`wrap_copybutton`): blank lines inside inde
 dropped, and a blank line goes before a top-level line that follows a body. Neither changes what
 the code means in a file, IPython or Jupyter. The text ends with one line break: Python 3.13's
 REPL and IPython, which take a bracketed paste as one input, then run it at the reader's one
-Enter (without it the 3.13 REPL waits for a second; tests/test_paste_repls.py). The rule reads
-lines, not Python: a blank or unindented line inside a triple-quoted string would be changed, and
-:func:`classic_prompt_problem` (run by the page linter) reports any block whose copy still does
+Enter (without it the 3.13 REPL waits for a second; tests/harness/test_paste_repls.py). The rule
+reads lines, not Python: a blank or unindented line inside a triple-quoted string would be changed,
+and :func:`classic_prompt_problem` (run by the page linter) reports any block whose copy still does
 not paste at the classic prompt.
 
 The button's tooltip (:data:`COPY_TOOLTIP`, set by :func:`wrap_copybutton`) says once what a
@@ -23,7 +23,7 @@ REPL that runs a paste as one input shows of a block (docs/verification.md, "Pas
 REPL").
 
 Python ports of both functions (:func:`format_copy_text`, :func:`paste_ready`) let the tests
-compute the clipboard without a browser; tests/test_browser.py checks them against the real
+compute the clipboard without a browser; tests/harness/test_browser.py checks them against the real
 JavaScript.
 """
 

@@ -1,0 +1,164 @@
+"""The noxfile's sessions, called as functions with a recording stand-in for nox's Session.
+
+docs-tests runs one torch leg per parametrization, the bare name only the default one;
+paste-repls runs the REPL paste tests once, requiring what they need; the gpu
+session records into docs/_results/ and passes --torchsheet-expect-gpu, whose refusal
+(tests/harness/test_results_file.py) makes a GPU run that tests nothing fail.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+import noxfile  # noqa: E402
+
+
+class Skipped(Exception):
+    pass
+
+
+class Recorder:
+    """What a session asked nox to do."""
+
+    posargs: list[str] = []
+
+    def __init__(self) -> None:
+        self.calls: list[tuple[str, ...]] = []
+        self.install_env: dict[tuple[str, ...], object] = {}
+
+    def install(self, *args: str, env: dict[str, str] | None = None) -> None:
+        self.calls.append(("install", *args))
+        self.install_env[args] = env
+
+    def run(self, *args: str, **kwargs: object) -> None:
+        self.calls.append(("run", *args))
+        self.env = kwargs.get("env")
+
+    def skip(self, reason: str) -> None:
+        raise Skipped(reason)
+
+
+def test_the_matrix_default_leg_is_the_first() -> None:
+    assert noxfile.TORCH_VERSIONS[0] == "2.13.0"
+    assert {"2.14.1", "2.15.0"} <= set(noxfile.TORCH_VERSIONS)
+    assert noxfile.TORCH_SPEC == "torch==2.13.0" or "TORCH_SPEC" in os.environ
+
+
+@pytest.mark.parametrize(
+    ("argv", "named"),
+    [
+        (["nox", "-s", "docs-tests"], False),
+        (["nox"], False),
+        (["nox", "-s", "docs-tests(torch='2.14.1')"], True),
+        (["nox", "-s", 'docs-tests(torch="2.14.1")'], True),
+        (["nox", "--session", "lint", "docs-tests(torch = '2.14.1')"], True),
+        (["nox", "-s", "docs-tests(torch='2.14.10')"], False),
+    ],
+)
+def test_a_leg_is_named_on_the_command_line(argv: list[str], named: bool) -> None:
+    assert noxfile.named_on_command_line("2.14.1", argv) is named
+
+
+def test_the_bare_session_skips_the_other_legs(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(sys, "argv", ["nox", "-s", "docs-tests"])
+    with pytest.raises(Skipped, match=r"""nox -s "docs-tests\(torch='2.14.1'\)\""""):
+        noxfile.docs_tests(Recorder(), torch="2.14.1")
+    session = Recorder()
+    noxfile.docs_tests(session, torch="2.13.0")
+    assert session.calls[0] == ("install", noxfile.TORCH_SPEC)
+
+
+def test_a_named_leg_installs_its_torch(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(sys, "argv", ["nox", "-s", "docs-tests(torch='2.14.1')"])
+    session = Recorder()
+    noxfile.docs_tests(session, torch="2.14.1")
+    assert session.calls[0] == ("install", "torch==2.14.1")
+    assert session.calls[-1][:2] == ("run", "pytest")
+
+
+def test_torch_installs_without_the_pip_constraint(monkeypatch: pytest.MonkeyPatch) -> None:
+    # A pip config that caps torch at 2.14.1 would refuse the 2.15.0 leg: the torch install
+    # (and only it) runs with an empty constraint file.
+    monkeypatch.setattr(sys, "argv", ["nox", "-s", "docs-tests(torch='2.15.0')"])
+    session = Recorder()
+    noxfile.docs_tests(session, torch="2.15.0")
+    assert session.calls[0] == ("install", "torch==2.15.0")
+    assert session.install_env[("torch==2.15.0",)] == {"PIP_CONSTRAINT": os.devnull}
+    assert session.install_env[("-e", ".[test]")] is None
+
+
+def test_the_gpu_session_expects_a_gpu_and_records_to_docs_results() -> None:
+    session = Recorder()
+    noxfile.gpu(session)
+    runs = [call for call in session.calls if call[0] == "run"]
+    assert runs[0][:4] == ("run", "pytest", "-m", "gpu")
+    assert "--torchsheet-expect-gpu" in runs[0]
+    assert "--torchsheet-results=docs/_results" in runs[0]
+    # Then the CPU torchrun blocks with the GPUs visible, as a reader's machine has them.
+    assert runs[1][:4] == ("run", "pytest", "-m", noxfile.CPU_TORCHRUN)
+    assert "--torchsheet-gpus-visible" in runs[1]
+    assert "--torchsheet-results=" in runs[1]
+
+
+def test_the_gpu_host_session_runs_every_cpu_torchrun_block_and_records_nothing() -> None:
+    session = Recorder()
+    noxfile.gpu_host(session)
+    (run,) = [call for call in session.calls if call[0] == "run"]
+    assert run[run.index("-m") + 1] == "distributed and not gpu and not slurm"
+    assert "--torchsheet-gpu-host" in run
+    assert "--torchsheet-results=" in run
+
+
+def test_harness_tests_runs_the_gpu_host_check_after_the_harness_side() -> None:
+    session = Recorder()
+    noxfile.harness_tests(session)
+    runs = [call for call in session.calls if call[0] == "run"]
+    assert "testpaths=tests/harness" in runs[0]
+    alone = Recorder()
+    noxfile.gpu_host(alone)
+    assert runs[1:] == [call for call in alone.calls if call[0] == "run"]
+    named = Recorder()
+    named.posargs = ["tests/harness/test_html.py"]
+    noxfile.harness_tests(named)
+    assert len([call for call in named.calls if call[0] == "run"]) == 1  # the files named only
+
+
+def test_docs_tests_keeps_the_sheet_side_and_harness_tests_the_other() -> None:
+    session = Recorder()
+    noxfile.docs_tests(session, torch=noxfile.TORCH_VERSIONS[0])
+    assert session.calls[-1][-2:] == ("-o", "testpaths=docs tests/sheet")
+    session = Recorder()
+    noxfile.harness_tests(session)
+    runs = [call for call in session.calls if call[0] == "run"]
+    assert runs[0][-2:] == ("-o", "testpaths=tests/harness")  # then the GPU-host check
+
+
+def test_paste_repls_runs_the_repl_tests_and_requires_what_they_need() -> None:
+    """Once per CI, in a venv of its own: there a missing Python 3.13 or IPython fails."""
+    session = Recorder()
+    noxfile.paste_repls(session)
+    assert session.calls[0] == ("install", noxfile.TORCH_SPEC)
+    assert session.calls[1] == ("install", "-e", ".[test,repls]")
+    assert session.calls[-1][:2] == ("run", "pytest")
+    assert "tests/harness/test_paste_repls.py" in session.calls[-1]
+    assert session.env == {"TORCHSHEET_PASTE_REPLS": "1"}
+
+
+def test_the_ci_matrix_is_the_noxfile_matrix() -> None:
+    workflow = (Path(noxfile.__file__).parent / ".github" / "workflows" / "ci.yml").read_text()
+    (line,) = re.findall(r"^\s*torch: \[(.*)\]", workflow, re.MULTILINE)
+    assert [version.strip(' "') for version in line.split(",")] == list(noxfile.TORCH_VERSIONS)
+
+
+def test_the_docs_build_installs_no_torch() -> None:
+    session = Recorder()
+    noxfile.docs(session)
+    assert [call for call in session.calls if call[0] == "install"] == [
+        ("install", "-e", ".[docs]")
+    ]

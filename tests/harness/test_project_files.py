@@ -1,0 +1,143 @@
+"""The files a project carries: licence, notice, contributing guide, changelog, lint in CI."""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+PYPROJECT = (ROOT / "pyproject.toml").read_text()
+BOOK = "Build a Large Language Model"
+RULE = (
+    "A sentence that states a behaviour is shown by the block next to it (an output or an "
+    "`assert`). A claim no block can show on a CPU is either backed by a gated block or worded "
+    "as what it is."
+)
+
+
+def flat(text: str) -> str:
+    return " ".join(text.split())
+
+
+def pyproject_field(name: str) -> str:
+    """A [project] string field, or the text of a ``{ text = ... }`` table (no tomllib on 3.10)."""
+    match = re.search(rf'^{name}\s*=\s*(?:\{{\s*text\s*=\s*)?"([^"]+)"', PYPROJECT, re.M)
+    assert match, f"pyproject.toml: no {name}"
+    return match.group(1)
+
+
+@pytest.mark.parametrize("name", ["LICENSE", "NOTICE", "CONTRIBUTING.md", "CHANGELOG.md"])
+def test_file_exists(name: str) -> None:
+    path = ROOT / name
+    assert path.is_file(), f"{name} is missing"
+    assert path.read_text().strip(), f"{name} is empty"
+
+
+def test_license_is_mit_as_pyproject_says() -> None:
+    assert pyproject_field("license") == "MIT"
+    text = (ROOT / "LICENSE").read_text()
+    assert text.splitlines()[0] == "MIT License"
+    assert "Copyright (c) 2026 the torchsheet authors" in text
+    assert "Permission is hereby granted, free of charge, to any person obtaining a copy" in text
+    assert 'THE SOFTWARE IS PROVIDED "AS IS", WITHOUT WARRANTY OF ANY KIND' in text
+
+
+def test_notice_credits_the_adapted_code() -> None:
+    notice = (ROOT / "NOTICE").read_text()
+    assert "Sebastian Raschka" in notice
+    assert "https://github.com/rasbt/LLMs-from-scratch" in notice
+    assert "Copyright (c) Sebastian Raschka under Apache License 2.0" in notice
+    # Apache-2.0 4(a): recipients get a copy of the licence.
+    copy = re.search(r"LICENSES/\S+\.txt", notice)
+    assert copy, "NOTICE does not say where the Apache licence copy is"
+    licence = (ROOT / copy.group(0)).read_text()
+    assert "Apache License" in licence and "Version 2.0, January 2004" in licence
+    # Each file NOTICE lists exists and names its source (4(b), 4(c)).
+    used = re.findall(r"^\s*- (\S+\.(?:md|py))\b", notice, re.M)
+    expected = {
+        "docs/training/training-loop.md",
+        "snippets/ddp_spawn.py",
+        "snippets/ddp_torchrun.py",
+    }
+    assert expected <= set(used), used
+    for path in used:
+        assert BOOK in (ROOT / path).read_text(), f"{path} does not name {BOOK!r}"
+
+
+def test_contributing_states_the_rule_and_the_commands() -> None:
+    text = flat((ROOT / "CONTRIBUTING.md").read_text())
+    assert RULE in text
+    for command in ("nox -s docs-tests", "nox -s docs", "nox -s lint", "Adding a page"):
+        assert command in text, command
+
+
+def test_changelog_has_unreleased_and_the_current_version() -> None:
+    text = (ROOT / "CHANGELOG.md").read_text()
+    assert "keepachangelog.com" in text
+    assert re.search(r"^## \[Unreleased\]$", text, re.M)
+    version = pyproject_field("version")
+    assert re.search(rf"^## \[{re.escape(version)}\] - \d{{4}}-\d{{2}}-\d{{2}}$", text, re.M), (
+        version
+    )
+
+
+def ci_commands() -> list[str]:
+    lines = (ROOT / ".ci" / "run").read_text().splitlines()
+    return [line.strip() for line in lines if line.strip() and not line.lstrip().startswith("#")]
+
+
+def ci_sessions(commands: list[str]) -> list[str]:
+    """The nox sessions .ci/run runs, in order: its ``sessions=(...)`` and ``sessions+=(...)``."""
+    found = [re.fullmatch(r"sessions\+?=\((.*)\)", command) for command in commands]
+    return [match.group(1).strip('"') for match in found if match]
+
+
+def test_ci_runs_the_lint_session_before_the_tests() -> None:
+    assert os.access(ROOT / ".ci" / "run", os.X_OK), ".ci/run is not executable"
+    commands = ci_commands()
+    assert "set -euo pipefail" in commands  # any failing step fails CI
+    # Once per run, between the legs and the build: the harness's tests and the GPU-host check.
+    assert ci_sessions(commands) == [
+        "lint", "docs-tests(torch='$torch')", "harness-tests", "paste-repls", "docs",
+    ]  # fmt: skip
+    # Each in the venv built for it ahead (tests/harness/test_ci_sessions.py).
+    assert '.ci/run-sessions .nox/ci-prepared "$nox" "${sessions[@]}"' in commands
+
+
+def test_ci_runs_every_leg_of_the_torch_matrix() -> None:
+    commands = ci_commands()
+    assert "for torch in $legs; do" in commands
+    assert "sessions+=(\"docs-tests(torch='$torch')\")" in commands
+    assert any("noxfile.TORCH_VERSIONS" in c for c in commands)  # every leg by default
+
+
+def test_ci_installs_nox_as_the_readme_does() -> None:
+    commands = ci_commands()
+    assert "python3 -m venv .venv" in commands
+    assert any(c.startswith(".venv/bin/python -m pip install") and "nox" in c for c in commands)
+
+
+#: The most lines a harness module may have: past it, a module does more than one job.
+MODULE_LINES = 250
+
+
+def test_no_harness_module_is_over_a_screenful() -> None:
+    over = {
+        str(path.relative_to(ROOT)): count
+        for path in sorted((ROOT / "torchsheet_harness").rglob("*.py"))
+        if (count := len(path.read_text(encoding="utf-8").splitlines())) > MODULE_LINES
+    }
+    assert not over, f"harness modules over {MODULE_LINES} lines (split them by job): {over}"
+
+
+def test_every_test_file_is_on_a_side() -> None:
+    """A test file outside tests/sheet/ and tests/harness/ would be run by no nox session."""
+    stray = [
+        path.relative_to(ROOT).as_posix()
+        for path in (ROOT / "tests").rglob("test_*.py")
+        if path.parent.name not in ("sheet", "harness") or path.parent.parent != ROOT / "tests"
+    ]
+    assert not stray, f"test files on no side (move to tests/sheet/ or tests/harness/): {stray}"

@@ -1,0 +1,118 @@
+"""The README's first command works, as written, with a Python marked externally managed.
+
+Debian 12 and Ubuntu 24.04 mark their own ``python3`` externally managed (PEP 668): ``pip
+install`` into it stops with ``error: externally-managed-environment``. The command is taken from
+the README's "Two commands" block (not retyped here); its install part runs with
+``/usr/bin/python3`` first on PATH, in a temporary folder, up to a cheap ``nox --list``. The old
+command is run the same way to show it fails there, so the test proves its own premise.
+
+Needs the package registry (``pip install nox``); about 15 s.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+README = ROOT / "README.md"
+SYSTEM_PYTHON = Path("/usr/bin/python3")
+OLD_COMMAND = "python3 -m pip install nox"  # the README's first command before it had a venv step
+# Variables that would let pip install into the system Python, or point python at another one.
+DROPPED = {"VIRTUAL_ENV", "PYTHONPATH", "PYTHONHOME", "PIP_USER", "PIP_REQUIRE_VIRTUALENV"}
+
+
+def readme_commands() -> list[str]:
+    """The command lines of the first ```bash block under "## Two commands"."""
+    text = README.read_text()
+    section = text.split("\n## Two commands\n", 1)[1].split("\n## ", 1)[0]
+    block = re.search(r"^```bash\n(.*?)^```$", section, re.S | re.M)
+    assert block, 'README: no ```bash block under "## Two commands"'
+    lines = block.group(1).replace("\\\n", " ").splitlines()
+    return [line.split(" #")[0].strip() for line in lines if line.strip() and line[0] != "#"]
+
+
+def install_part() -> tuple[str, str]:
+    """(the first command up to its nox call, the nox executable it installs)."""
+    first = readme_commands()[0]
+    *install, run = first.split(" && ")
+    match = re.fullmatch(r"(\S+) -s docs-tests harness-tests", run)
+    expected = "nox -s docs-tests harness-tests"
+    assert install and match, f"README: first command does not end in `{expected}`: {first}"
+    return " && ".join(install), match.group(1)
+
+
+def system_env() -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if k not in DROPPED}
+    env["PATH"] = f"{SYSTEM_PYTHON.parent}{os.pathsep}{env.get('PATH', '')}"
+    # Overrides any pip config that allows it: the old command must not touch the system Python.
+    env["PIP_BREAK_SYSTEM_PACKAGES"] = "0"
+    return env
+
+
+def marked_externally_managed() -> bool:
+    probe = (
+        "import os, sysconfig; "
+        "print(os.path.isfile(os.path.join(sysconfig.get_path('stdlib'), 'EXTERNALLY-MANAGED')))"
+    )
+    out = subprocess.run([SYSTEM_PYTHON, "-c", probe], capture_output=True, text=True, check=True)
+    return out.stdout.strip() == "True"
+
+
+@pytest.fixture(scope="module")
+def system_python() -> Path:
+    if not SYSTEM_PYTHON.exists():
+        pytest.skip(f"{SYSTEM_PYTHON} is missing: no distribution Python to try the README with")
+    if not marked_externally_managed():
+        pytest.skip(f"{SYSTEM_PYTHON} is not marked externally managed (PEP 668)")
+    found = shutil.which("python3", path=system_env()["PATH"])
+    assert found and Path(found).resolve() == SYSTEM_PYTHON.resolve(), found
+    has_venv = subprocess.run([SYSTEM_PYTHON, "-c", "import ensurepip, venv"], capture_output=True)
+    if has_venv.returncode:
+        pytest.skip(f"{SYSTEM_PYTHON} lacks venv/ensurepip: apt-get install python3-venv")
+    return SYSTEM_PYTHON
+
+
+def run(command: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        ["bash", "-c", command],
+        cwd=cwd,
+        env=system_env(),
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+
+
+def test_old_command_is_refused(system_python: Path, tmp_path: Path) -> None:
+    done = run(OLD_COMMAND, tmp_path)
+    assert done.returncode != 0, done.stdout + done.stderr
+    assert "externally-managed-environment" in done.stderr, done.stderr
+
+
+def test_readme_first_command_installs_nox(system_python: Path, tmp_path: Path) -> None:
+    install, nox = install_part()
+    shutil.copy(ROOT / "noxfile.py", tmp_path)
+    done = run(f"{install} && {nox} --list", tmp_path)
+    assert done.returncode == 0, f"{install}\n{done.stdout}\n{done.stderr}"
+    assert "docs-tests" in done.stdout and "harness-tests" in done.stdout, done.stdout
+    # The venv is built on the system Python the test put first on PATH.
+    cfg = (tmp_path / nox).parent.parent / "pyvenv.cfg"
+    assert f"home = {system_python.parent}" in cfg.read_text(), cfg.read_text()
+
+
+def test_readme_commands_use_the_installed_nox() -> None:
+    _, nox = install_part()
+    for command in readme_commands()[1:]:
+        assert command.startswith(f"{nox} "), f"README: {command!r} does not run {nox}"
+
+
+def test_ci_installs_venv_for_the_system_python() -> None:
+    lines = (ROOT / ".ci" / "apt-packages.txt").read_text().splitlines()
+    packages = {line.strip() for line in lines if line.strip() and not line.startswith("#")}
+    assert {"python3-venv", "python3-pip"} <= packages, packages

@@ -1,0 +1,186 @@
+"""The built HTML site as the site tests see it: built once, served on localhost, its code blocks.
+
+Test support, not part of the harness package: used by tests/harness/test_html.py,
+tests/harness/test_copy_paste.py and tests/harness/test_browser.py. The site is built with
+``sphinx-build -W`` from docs/ into a temporary folder (about ten seconds), or taken from
+``$TORCHSHEET_HTML`` when that names an already built site. Also here: the copy button's settings,
+read from the build (what it yields: :mod:`torchsheet_harness.sphinx_ext.copy_text`).
+"""
+
+from __future__ import annotations
+
+import html
+import os
+import re
+import subprocess
+import sys
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+from torchsheet_harness.locations import page_files
+from torchsheet_harness.run.process import machine_lock
+from torchsheet_harness.sphinx_ext.copy_text import CopySettings
+
+ROOT = Path(__file__).resolve().parents[2]
+DOCS = ROOT / "docs"
+BUILD_TIMEOUT_SECONDS = 300
+
+
+class BuildError(RuntimeError):
+    """sphinx-build failed (a warning counts, as with -W in nox -s docs)."""
+
+
+def build_site(base: Path) -> Path:
+    """The site for this test session: $TORCHSHEET_HTML, or docs/ built once under ``base``.
+
+    ``base`` is pytest's base temporary folder. pytest-xdist workers share its parent, so the
+    site is built there once under a lock and the other workers wait for it; a failed build is
+    recorded next to it and reported by every test that needs the site.
+    """
+    if os.environ.get("TORCHSHEET_HTML"):
+        return Path(os.environ["TORCHSHEET_HTML"]).resolve()
+    shared = base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
+    out, failure = shared / "torchsheet-html", shared / "torchsheet-html.failed"
+    with machine_lock(shared / "torchsheet-html.lock"):
+        if not (out / "index.html").is_file() and not failure.is_file():
+            error = _build(out)
+            if error is not None:
+                failure.write_text(error, encoding="utf-8")
+    if failure.is_file():
+        raise BuildError(failure.read_text(encoding="utf-8"))
+    return out
+
+
+def _build(out_dir: Path) -> str | None:
+    """Run sphinx-build -W into ``out_dir``; None on success, else its warnings."""
+    command = [
+        sys.executable, "-m", "sphinx", "-W", "--keep-going", "-q", "-b", "html",
+        "-d", str(out_dir.with_name("torchsheet-doctrees")),
+        # No results file (the option wins over $TORCHSHEET_RESULTS): the site tests must not
+        # depend on the last test run.
+        "-D", f"torchsheet_results_file={out_dir.with_name('no-results.json')}",
+        str(DOCS), str(out_dir),
+    ]  # fmt: skip
+    finished = subprocess.run(
+        command, capture_output=True, text=True, timeout=BUILD_TIMEOUT_SECONDS
+    )
+    if finished.returncode != 0:
+        return f"sphinx-build -W failed:\n{finished.stderr}{finished.stdout}"
+    return None
+
+
+@contextmanager
+def serve(directory: Path) -> Iterator[str]:
+    """Serve ``directory`` on 127.0.0.1 on a free port, in a thread; yields the base URL."""
+
+    class Quiet(SimpleHTTPRequestHandler):
+        def __init__(self, *args, **kwargs) -> None:
+            super().__init__(*args, directory=str(directory), **kwargs)
+
+        def log_message(self, format: str, *args: object) -> None:  # noqa: A002
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Quiet)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}/"
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join(timeout=10)
+
+
+def pages(site: Path) -> list[Path]:
+    """The HTML of every page built from docs/*.md (not search or index pages Sphinx adds)."""
+    return [site / md.relative_to(DOCS).with_suffix(".html") for md in page_files(DOCS)]
+
+
+_BLOCK = re.compile(
+    r'<div class="(?P<classes>[^"]*\bhighlight-(?P<language>[\w+-]+)\b[^"]*)">'
+    r'<div class="highlight"><pre>(?P<body>.*?)</pre>',
+    re.DOTALL,
+)
+_HEADING = re.compile(r"<h[1-6][^>]*>(?P<title>.*?)<a class=\"headerlink\"", re.DOTALL)
+
+
+@dataclass(frozen=True)
+class HtmlBlock:
+    """One highlighted code block as a browser shows it."""
+
+    page: Path
+    index: int
+    classes: frozenset[str]
+    language: str
+    text: str  # the <pre>'s text, as innerText gives it to the copy button
+    section: str
+
+    @property
+    def is_output(self) -> bool:
+        return "output" in self.classes
+
+    @property
+    def needs(self) -> str:
+        return " ".join(sorted(name for name in self.classes if name.startswith("needs-")))
+
+
+def html_blocks(page: Path) -> list[HtmlBlock]:
+    """Every highlighted code block of a built page, in page order."""
+    text = page.read_text(encoding="utf-8")
+    headings = [(m.start(), _strip_tags(m["title"]).strip()) for m in _HEADING.finditer(text)]
+    blocks = []
+    for index, match in enumerate(_BLOCK.finditer(text)):
+        section = next((t for pos, t in reversed(headings) if pos < match.start()), "")
+        blocks.append(
+            HtmlBlock(
+                page=page,
+                index=index,
+                classes=frozenset(match["classes"].split()),
+                language=match["language"],
+                text=_strip_tags(match["body"]),
+                section=section,
+            )
+        )
+    return blocks
+
+
+def _strip_tags(fragment: str) -> str:
+    return html.unescape(re.sub(r"<[^>]+>", "", fragment))
+
+
+# ---------------------------------------------------------------------------------------------
+# The copy button's settings, as built
+
+
+_CALL = re.compile(
+    r"return formatCopyText\(text, '(?P<prompt>(?:[^'\\]|\\.)*)', (?P<regexp>true|false), "
+    r"(?P<only>true|false), (?P<remove>true|false), (?P<empty>true|false), "
+    r"'(?P<cont>(?:[^'\\]|\\.)*)', '(?P<heredoc>(?:[^'\\]|\\.)*)'\)"
+)
+
+
+def copy_settings(site: Path) -> CopySettings:
+    """Read the copy button's settings from the built ``_static/copybutton.js``."""
+    source = (site / "_static" / "copybutton.js").read_text(encoding="utf-8")
+    match = _CALL.search(source)
+    if match is None:
+        raise ValueError("formatCopyText call not found in _static/copybutton.js")
+    if "function pasteReady(" not in source:
+        raise ValueError("_static/copybutton.js lacks torchsheet's pasteReady (copy_text.py)")
+
+    def js_string(value: str) -> str:
+        return value.encode().decode("unicode_escape")
+
+    return CopySettings(
+        prompt=js_string(match["prompt"]),
+        is_regexp=match["regexp"] == "true",
+        only_prompt_lines=match["only"] == "true",
+        remove_prompts=match["remove"] == "true",
+        copy_empty_lines=match["empty"] == "true",
+        line_continuation=js_string(match["cont"]),
+        here_doc_delimiter=js_string(match["heredoc"]),
+    )

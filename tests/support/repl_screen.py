@@ -1,0 +1,244 @@
+"""A reader at Python 3.13's default REPL or at IPython, on a pseudo-terminal, read off a screen.
+
+Used by tests/harness/test_paste_repls.py. Both prompts redraw what is typed with escape sequences
+(colours, cursor moves, the auto-indentation they add), so what a reader sees is what a terminal
+emulator (pyte) draws from the bytes, not the bytes. :meth:`ReplScreen.paste` clears the screen
+(Ctrl-L), pastes a block as a terminal does, presses Enter as a reader does while the prompt
+waits with the input unfinished (at most three times), and returns the screen's lines less the
+code (:func:`without_code`).
+
+How the block is pasted (:data:`HOW`):
+
+- ``bracketed``: ``ESC[200~`` text ``ESC[201~``, what current terminals send; the REPL takes
+  the block as one input.
+- ``typed``: the lines as plain keystrokes, what a terminal without bracketed paste sends; the
+  REPL indents each line after a ``:`` on its own, on top of the pasted spaces.
+- ``own-way``: the REPL's own way for that: F3 (paste mode) before and after the text at the
+  3.13 REPL, ``%cpaste`` then the text then ``--`` at IPython.
+"""
+
+from __future__ import annotations
+
+import array
+import fcntl
+import os
+import re
+import sys
+import termios
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import pexpect
+import pyte
+
+HOW = ("bracketed", "typed", "own-way")
+#: A prompt at the start of a screen line (``%cpaste`` draws ':'s); what follows is the echo of
+#: the input, or with --simple-prompt the output, drawn after the prompts of the typed lines.
+PROMPT = re.compile(r"^(?::+|(?:>>>|\.\.\.|\(paste\)|In \[\d+\]:|\s*\.\.\.:)(?: |$))")
+#: A source line IPython quotes in a traceback: its number, then the code.
+QUOTED = re.compile(r"^\s*(?:-+>\s*)?\d+\s(?P<code>.*)$")
+ROWS, COLUMNS = 500, 200  # tall: one block and its output fit on the cleared screen
+QUIET_SECONDS = 0.25  # no output for this long: the REPL is waiting or computing
+MAX_ENTERS = 3
+
+
+@dataclass(frozen=True)
+class Repl:
+    """How to start one REPL and how its prompts look on the cursor's line."""
+
+    name: str
+    args: tuple[str, ...]
+    ready: re.Pattern[str]  # the prompt for a new input (nothing typed after it: waiting)
+    more: re.Pattern[str]  # the continuation prompt
+    traceback: str  # the line that starts a traceback
+    own_way: tuple[str, str]  # sent before and after the text for the ``own-way`` paste
+    redraws: bool = True  # clears its screen on Ctrl-L; False: reads plain lines (input())
+
+
+PYTHON_REPL = Repl(
+    name="python3.13 REPL",
+    args=("-q",),
+    ready=re.compile(r">>>"),
+    more=re.compile(r"\.\.\.|\(paste\)"),
+    traceback="Traceback (most recent call last):",
+    own_way=("\x1bOR", "\x1bOR"),  # F3 (xterm's kf3) enters paste mode, F3 again leaves it
+)
+IPYTHON = Repl(
+    name="IPython",
+    args=("-m", "IPython", "--no-banner"),
+    ready=re.compile(r"In \[\d+\]:"),
+    more=re.compile(r" *\.\.\.:"),
+    traceback="Traceback (most recent call last)",
+    own_way=("%cpaste\r", "\r--\r"),
+)
+#: IPython without prompt_toolkit: lines read one by one, no auto-indentation, no bracketed
+#: paste (a terminal types the paste in).
+IPYTHON_SIMPLE = Repl(
+    name="IPython --simple-prompt",
+    args=("-m", "IPython", "--no-banner", "--simple-prompt"),
+    ready=IPYTHON.ready,
+    more=IPYTHON.more,
+    traceback=IPYTHON.traceback,
+    own_way=IPYTHON.own_way,
+    redraws=False,
+)
+
+
+def without_code(screen: str, code: str) -> str:
+    """What the screen shows besides the code: no echo of the pasted lines, nor of the code a
+    traceback quotes. An expected output line must not be found in the code that was pasted."""
+    code_lines = {line.strip() for line in code.splitlines() if line.strip()}
+    shown = []
+    for line in screen.splitlines():
+        while (prompt := PROMPT.match(line)) and prompt.end():
+            line = line[prompt.end() :]
+        quoted = QUOTED.match(line)
+        if not line.strip() or line.strip() in code_lines:
+            continue
+        if quoted and quoted["code"].strip() in code_lines:
+            continue
+        shown.append(line)
+    return "\n".join(shown)
+
+
+def _open_stdin(pid: int) -> int | None:
+    """The REPL's terminal, opened to see how much typed input it has not read yet (Linux)."""
+    try:
+        return os.open(f"/proc/{pid}/fd/0", os.O_RDONLY | os.O_NOCTTY | os.O_NONBLOCK)
+    except OSError:
+        return None
+
+
+class ReplError(RuntimeError):
+    """The REPL did not come back to its prompt in time, or left."""
+
+
+class ReplScreen:
+    """One interactive REPL of ``sys.executable`` on a pseudo-terminal, drawn by pyte."""
+
+    def __init__(self, repl: Repl, cwd: Path, timeout: float) -> None:
+        self.repl, self.timeout = repl, timeout
+        self.enters = 0  # the Enters the last paste needed
+        env = {
+            "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+            "HOME": str(cwd),
+            "TERM": "xterm-256color",
+            "LANG": "C.UTF-8",
+            "IPYTHONDIR": str(cwd / ".ipython"),
+        }
+        self.screen = pyte.Screen(COLUMNS, ROWS)
+        self.stream = pyte.ByteStream(self.screen)
+        self.child = pexpect.spawn(
+            sys.executable, list(repl.args), cwd=str(cwd), env=env, dimensions=(ROWS, COLUMNS)
+        )
+        self.child.delaybeforesend = None
+        self._stdin = _open_stdin(self.child.pid)
+        # The REPL asks where the cursor is (prompt_toolkit does); the emulator answers.
+        self.screen.write_process_input = lambda answer: self.child.send(answer.encode())
+        self._settle(enters=False, until=lambda: True)
+
+    def paste(self, code: str, how: str) -> str:
+        """Paste ``code`` as ``how`` says, then Enter as needed; what the screen shows after."""
+        if self.repl.redraws:
+            self.child.send(b"\x0c")  # Ctrl-L: a clear screen with the prompt at the top
+            self._settle(enters=False, until=lambda: self.text().strip() == self._cursor_line())
+        else:  # it only writes on: clear the emulator's screen, the prompt on the top line
+            prompt = self._cursor_line()
+            self.screen.reset()
+            self.stream.feed(prompt.encode() + b" ")
+        text = code.replace("\n", "\r")  # a terminal sends Return for each line break
+        before = self.text()
+        if how == "bracketed":
+            self._send(f"\x1b[200~{text}\x1b[201~")
+        elif how == "typed":
+            self._send(text)
+        elif how == "own-way":
+            start, end = self.repl.own_way
+            self._send(start)
+            self._pump()
+            self._send(text + end)
+        else:
+            raise ValueError(f"unknown paste {how!r}; known: {', '.join(HOW)}")
+        # Under load the REPL may not have drawn the paste yet: the prompt it still shows is not
+        # the prompt after the paste.
+        self.enters = self._settle(enters=True, until=lambda: self.text() != before)
+        return without_code(self.text(), code)
+
+    def text(self) -> str:
+        lines = [line.rstrip() for line in self.screen.display]
+        return "\n".join(lines).rstrip()
+
+    def close(self) -> None:
+        if self._stdin is not None:
+            os.close(self._stdin)
+        self.child.close(force=True)
+
+    def _input_pending(self) -> bool:
+        """Whether typed bytes still wait to be read: then a prompt on screen is not the last."""
+        if self._stdin is None:
+            return False
+        pending = array.array("i", [0])
+        fcntl.ioctl(self._stdin, termios.FIONREAD, pending)
+        return pending[0] > 0
+
+    def _send(self, text: str) -> None:
+        """Send in small pieces, reading what the REPL draws in between (no full pipe)."""
+        data = text.encode()
+        for start in range(0, len(data), 256):
+            self.child.send(data[start : start + 256])
+            self._read(0)
+
+    def _read(self, timeout: float) -> bool:
+        try:
+            data = self.child.read_nonblocking(65536, timeout=timeout)
+        except pexpect.TIMEOUT:
+            return False
+        except pexpect.EOF as error:
+            raise ReplError(f"{self.repl.name} exited:\n{self.text()[-3000:]}") from error
+        self.stream.feed(data)
+        return True
+
+    def _pump(self) -> None:
+        """Read until nothing comes for QUIET_SECONDS."""
+        last = time.monotonic()
+        while time.monotonic() - last < QUIET_SECONDS:
+            if self._read(0.05):
+                last = time.monotonic()
+
+    def _cursor_line(self) -> str:
+        row = self.screen.buffer[self.screen.cursor.y]
+        return "".join(row[column].data for column in range(COLUMNS)).rstrip()
+
+    def _settle(self, enters: bool, until: Callable[[], bool]) -> int:
+        """Wait for the prompt of a new input on a screen for which ``until()`` holds; with
+        ``enters``, press Enter, as a reader does, while the cursor waits at a prompt with the
+        input unfinished. Returns the Enters pressed.
+        """
+        deadline, pressed, line = time.monotonic() + self.timeout, 0, ""
+        while time.monotonic() < deadline:
+            self._pump()
+            line = self._cursor_line()
+            if not until() or self._input_pending():
+                continue
+            if self.repl.ready.fullmatch(line):
+                return pressed
+            if enters and (self.repl.ready.match(line) or self.repl.more.match(line)):
+                if pressed == MAX_ENTERS:
+                    raise ReplError(f"still at {line!r} after {pressed} Enters:\n{self.text()}")
+                self.child.send(b"\r")
+                pressed += 1
+        raise ReplError(
+            f"no prompt after {self.timeout} s ({pressed} Enters; {self._state()}; cursor at"
+            f" {self.screen.cursor.y},{self.screen.cursor.x}: {line!r}):\n{self.text()[-3000:]}"
+        )
+
+    def _state(self) -> str:
+        """What the REPL's process is doing, for a timeout's message (Linux; '?' elsewhere)."""
+        try:
+            proc = Path("/proc") / str(self.child.pid)
+            state = (proc / "stat").read_text().rsplit(")", 1)[1].split()[0]
+            return f"process state {state}, waiting in {(proc / 'wchan').read_text() or '-'}"
+        except OSError:
+            return "process state ?"
