@@ -1,6 +1,7 @@
 """Sessions: docs (build the HTML), docs-tests (run every page and snippet, and the checks that
-depend on the torch version), harness-tests (the harness's own tests, once, on the default
-torch, then gpu-host's check), gpu-host (the CPU torchrun blocks as on a machine with a GPU),
+depend on the torch version; on the default torch, the CPU torchrun blocks as on a machine with
+a GPU), harness-tests (the harness's own tests, once, on the default torch), gpu-host (only the
+CPU torchrun blocks, as on a machine with a GPU),
 paste-repls (paste pages at Python 3.13's REPL and IPython), update-outputs (rewrite the outputs
 of the pages named), gpu, lint, bench. Which test file runs where: its folder, ``tests/sheet/``
 (every torch leg, with the pages) or ``tests/harness/`` (once).
@@ -104,21 +105,22 @@ def docs_tests(session: nox.Session, torch: str) -> None:
         leg = f"docs-tests(torch='{torch}')"
         session.skip(f'not the default torch: run this leg with nox -s "{leg}"')
     install(session, "test", torch=TORCH_SPEC if default else f"torch=={torch}")
+    # On the default torch each CPU torchrun block is launched once, as on a GPU host: its
+    # output compared and the machine's default device caught in the same run.
+    gpu_host_check = ("--torchsheet-gpu-host",) if default else ()
     session.run(
-        "pytest", "-n", workers(), "--dist", "loadfile", *SHEET_PATHS, *session.posargs
+        "pytest", "-n", workers(), "--dist", "loadfile", *SHEET_PATHS, *gpu_host_check,
+        *session.posargs,
     )  # fmt: skip
 
 
 @nox.session(name="harness-tests", python=PYTHON)
 def harness_tests(session: nox.Session) -> None:
-    """Run the harness's own tests and the torch-independent checks once, on the default torch;
-    then, without arguments, the GPU-host check (as ``gpu-host``, in the same venv)."""
+    """Run the harness's own tests and the torch-independent checks once, on the default torch."""
     install(session, "test")
     session.run(
         "pytest", "-n", workers(), "--dist", "loadfile", *HARNESS_PATHS, *session.posargs,
     )  # fmt: skip
-    if not session.posargs:
-        run_gpu_host(session)
 
 
 @nox.session(name="gpu-host", python=PYTHON)
@@ -127,18 +129,12 @@ def gpu_host(session: nox.Session) -> None:
 
     A block that leans on the machine's default device (a bare ``init_process_group()``,
     ``init_device_mesh`` without a group, ``fully_shard`` without ``mesh=``) fails with what a
-    GPU host would do. Records no results: the blocks' own run is docs-tests'. ``harness-tests``
-    runs it too.
+    GPU host would do. Records no results; docs-tests' default leg runs its blocks this way.
     """
     install(session, "test")
-    run_gpu_host(session, *session.posargs)
-
-
-def run_gpu_host(session: nox.Session, *args: str) -> None:
-    """The GPU-host check's pytest run, in ``session``'s venv."""
     session.run(
         "pytest", "-n", workers(), "--dist", "loadfile", "-m", CPU_TORCHRUN,
-        "--torchsheet-gpu-host", "--torchsheet-results=", "docs", *args,
+        "--torchsheet-gpu-host", "--torchsheet-results=", *(session.posargs or ["docs"]),
     )  # fmt: skip
 
 

@@ -1,39 +1,32 @@
 """Results files: what one test environment verified, per page and per block.
 
-The pytest plugin (:mod:`.pytest_plugin.recorder`) writes them through this module and the
-Sphinx extension (:mod:`.sphinx_ext`) reads them through this module, which imports neither.
+The recorder (:mod:`.pytest_plugin.recorder`) is the only writer, through this module; the
+Sphinx extension reads through it; it imports neither pytest nor Sphinx. One file per
+environment (torch version, CPU or CUDA device, Python), named by :func:`environment_key`, e.g.
+``torch-2.13.0+cpu-cpu-py3.11.json``. Format (``SCHEMA``; a file of another schema counts as
+none)::
 
-One file per environment (torch version, CPU or CUDA device, Python), named by
-:func:`environment_key`, e.g. ``torch-2.13.0+cpu-cpu-py3.11.json``. Format (``SCHEMA``,
-checked on read and on write; a file of another schema counts as none)::
-
-    {"schema": 2,
+    {"schema": 3,
      "environment": {"key": ..., "torch": "2.13.0+cpu", "cuda": null, "device": "CPU",
                      "gpus": 0, "python": "3.11.7"},
      "last_run": {"args": [...], "finished": "2026-01-01 12:00 UTC"},
-     "pages": {"tensors/creating.md": {"sha256": ..., "finished": ..., "errors": 0,
-               "reuse": {...},
-               "blocks": {"12": {"outcome": "passed", "seconds": 0.41},
-                          "40": {"outcome": "skipped", "reason": "needs CUDA, found 0 CUDA GPUs",
-                                 "requires": "CUDA"}}}},
-     "tests": {"tests/harness/test_html.py::test_build": 11.2},
-     "test_files": {"tests/sheet/test_multinode.py": {"finished": ..., "outcome": "passed",
-                                                "reuse": {...}}}}
+     "pages": {"tensors/creating.md": {"sha256": ..., "reuse": ..., "finished": ..., "errors": 0,
+               "blocks": {"12": {"end": 20, "outcome": "passed", "seconds": 0.41},
+                          "40": {"end": 44, "requires": {"gpus": 1, "torchrun": 0,
+                                 "slurm": false}, "outcome": "skipped",
+                                 "reason": "needs CUDA, found 0 CUDA GPUs"},
+                          "50": {"end": 52, "not_run": "a shell command", ...},
+                          "60": {"end": 66}}}},
+     "test_files": {"tests/sheet/test_multinode.py": {"reuse": ..., "finished": ...}}}
 
-``seconds``: what a block's examples took (setup, call and teardown summed); ``tests``: the same
-per harness test, which are no blocks; both feed the xdist schedule. ``reuse``: what the page's
-recorded pass depends on, written only by a run that ran the page whole
-(:mod:`.reuse_key`; ``--torchsheet-reuse`` compares it). ``test_files``: the last run of each
-sheet-side test file, and what it read (:mod:`.pytest_plugin.file_reads`).
-
-A block (keyed by the line of its opening fence) is recorded only when every example of it ran,
-so a run that selects part of a page (``-k``, ``-m gpu``) records the blocks it ran and no
-others; a later run of the same environment on the same page source adds to them.
-
-Where a run writes and what the docs build reads: :mod:`.results_paths`.
-
-A page's entry carries the sha256 of the page source that ran (:func:`page_digest`): the build
-drops an entry whose page changed since, so a committed file cannot vouch for an edited page.
+A page's ``blocks`` hold every block the page runs or exempts, by its first line: its last
+line, its requirement as data (absent for a CPU block), its ``% not-run:`` reason, and, for a
+block whose every example this environment ran, its outcome (passed, failed, errors, skipped
+with the reason) and ``seconds``. ``sha256`` is the page source that ran: the build drops an
+entry whose page changed since, so a committed file cannot vouch for an edited page. ``reuse``
+(:mod:`.reuse_key`) is written for a whole-page pass only; ``test_files`` holds the passes of
+sheet-side test files, for reuse too. Where a run writes and what the build reads:
+:mod:`.results_paths`.
 """
 
 from __future__ import annotations
@@ -43,11 +36,10 @@ import json
 import os
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypedDict
 
-SCHEMA = 2
+SCHEMA = 3
 OUTCOMES = ("failed", "errors", "skipped", "passed")  # worst first
 
 
@@ -63,77 +55,38 @@ class Environment(TypedDict, total=False):
 
 
 class BlockEntry(TypedDict, total=False):
-    outcome: str  # one of OUTCOMES
+    end: int  # the block's last line (its output block's, when it has one)
+    requires: dict[str, Any]  # the Requirement as data; absent for a CPU block
+    not_run: str  # the reason of its '% not-run:' exemption
+    outcome: str  # one of OUTCOMES; absent: this environment did not run it whole
     reason: str  # why it was skipped
-    requires: str  # the requirement label ('CUDA', '2 GPUs'), for a block gated on hardware
-    not_run: bool  # exempted with '% not-run:'
     seconds: float  # the block's examples, setup to teardown
 
 
 class PageEntry(TypedDict, total=False):
-    sha256: str | None  # of the page source that ran
+    sha256: str  # of the page source that ran
+    reuse: str  # the inputs of a whole-page pass (:mod:`.reuse_key`)
     finished: str
     errors: int  # collection errors: the page could not be turned into examples
-    blocks: dict[str, BlockEntry]  # the line of the block's opening fence -> its result
-    reuse: dict[str, Any]  # the inputs of a whole-page run (:mod:`.reuse_key`)
+    blocks: dict[str, BlockEntry]  # the line of the block's opening fence -> its entry
 
 
-class _Required(TypedDict):
+class Results(TypedDict, total=False):
     schema: int
     environment: Environment
     last_run: dict[str, Any]
     pages: dict[str, PageEntry]
+    test_files: dict[str, dict[str, str]]  # sheet test file -> its pass's reuse digest and date
 
 
-class Results(_Required, total=False):
-    tests: dict[str, float]  # harness test node id -> seconds
-    test_files: dict[str, dict[str, Any]]  # sheet test file -> its pass (``.file_reads``)
+def page_digest(text: str) -> str:
+    """The sha256 of a page's source text (as read, universal newlines), as ``sha256`` holds."""
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
-@dataclass(frozen=True)
-class Outcome:
-    """One report about a block: passed, failed, errors or skipped (with why)."""
-
-    outcome: str
-    reason: str = ""
-    requires: str = ""  # the requirement label, for a block gated on hardware
-    not_run: bool = False  # exempted with '% not-run:'
-    seconds: float | None = None  # the whole block's, once known
-
-
-def block_outcome(outcomes: Iterable[Outcome]) -> Outcome | None:
+def worst(outcomes: Iterable[str]) -> str | None:
     """A block's outcome: the worst of its examples' (a block holds many >>> lines)."""
-    return min(outcomes, key=lambda result: OUTCOMES.index(result.outcome), default=None)
-
-
-def block_entry(outcome: Outcome) -> BlockEntry:
-    entry = BlockEntry(outcome=outcome.outcome)
-    if outcome.outcome == "skipped":
-        entry["reason"] = outcome.reason
-        if outcome.not_run:
-            entry["not_run"] = True
-        elif outcome.requires:
-            entry["requires"] = outcome.requires
-    if outcome.seconds is not None:
-        entry["seconds"] = round(outcome.seconds, 3)
-    return entry
-
-
-def page_entry(
-    blocks: dict[int, Outcome], digest: str | None, finished: str, errors: int = 0
-) -> PageEntry:
-    """The entry of a page whose blocks (by line) ended as ``blocks``; ``errors``: collection."""
-    return PageEntry(
-        sha256=digest,
-        finished=finished,
-        errors=errors,
-        blocks={str(line): block_entry(blocks[line]) for line in sorted(blocks)},
-    )
-
-
-def page_digest(path: str | os.PathLike[str]) -> str:
-    """The sha256 of a page's source, as the results file records it."""
-    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+    return min(outcomes, key=OUTCOMES.index, default=None)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -198,12 +151,15 @@ def read_all(paths: Iterable[Path]) -> list[Results]:
 
 
 def merge_page(previous: PageEntry | None, new: PageEntry) -> PageEntry:
-    """``new`` added to ``previous`` when both ran the same page source; else ``new`` alone."""
+    """``new`` added to ``previous`` when both ran the same page source, else ``new`` alone: a
+    block this run did not run keeps its earlier outcome."""
     if previous is None or previous.get("sha256") != new.get("sha256"):
         return new
-    blocks = {**previous.get("blocks", {}), **new.get("blocks", {})}
-    merged = PageEntry(**{**previous, **new})
-    merged["blocks"] = dict(sorted(blocks.items(), key=lambda item: int(item[0])))
+    blocks = dict(new.get("blocks", {}))
+    for line, entry in previous.get("blocks", {}).items():
+        if "outcome" not in blocks.get(line, {}) and "outcome" in entry:
+            blocks[line] = entry
+    merged = PageEntry(**{**previous, **new}, blocks=blocks)
     if "reuse" not in new:  # a partial run: the blocks no longer all ran with one set of inputs
         merged.pop("reuse", None)
     return merged
@@ -214,27 +170,23 @@ def write_results(
     environment: Environment,
     pages: dict[str, PageEntry],
     run: dict[str, Any],
-    tests: dict[str, float] | None = None,
-    test_files: dict[str, dict[str, Any]] | None = None,
+    test_files: dict[str, dict[str, str]] | None = None,
 ) -> None:
-    """Merge ``pages``, ``tests`` and ``test_files`` into the file at ``path``, atomically.
+    """Merge ``pages`` and ``test_files`` into the file at ``path``, atomically.
 
     A file of another environment at ``path`` is replaced, never mixed with this one.
     """
     environment = Environment(**{**environment, "key": environment_key(environment)})
     previous = read_results(path)
     if previous is None or previous["environment"].get("key") != environment["key"]:
-        previous = None
-    previous_pages = previous["pages"] if previous else {}
-    merged = dict(previous_pages)
+        previous = Results()
+    merged = dict(previous.get("pages", {}))
     for page, entry in pages.items():
-        merged[page] = merge_page(previous_pages.get(page), entry)
+        merged[page] = merge_page(merged.get(page), entry)
     data = Results(
         schema=SCHEMA, environment=environment, last_run=run, pages=dict(sorted(merged.items()))
     )
-    if recorded_tests := {**(previous or {}).get("tests", {}), **(tests or {})}:
-        data["tests"] = dict(sorted(recorded_tests.items()))
-    if recorded_files := {**(previous or {}).get("test_files", {}), **(test_files or {})}:
+    if recorded_files := {**previous.get("test_files", {}), **(test_files or {})}:
         data["test_files"] = dict(sorted(recorded_files.items()))
     path.parent.mkdir(parents=True, exist_ok=True)
     temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")

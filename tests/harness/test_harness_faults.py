@@ -2,11 +2,17 @@
 
 One pytest run over all planted pages: what only a run shows (report lines, a collection
 error, a timeout, skips). Parser faults alone are checked in-process in test_page_parser.py.
+The page run is what a reader's paste at a fresh prompt does, so the faults such a paste shows
+are caught by it: a block that relies on a seed the page never set, a name only the harness
+would define (the namespace is a fresh prompt's, compared with a real one), a value the prompt
+echoes that the page does not show, a block that ends the interpreter.
 """
 
 from __future__ import annotations
 
 import re
+import subprocess
+import sys
 import textwrap
 from pathlib import Path
 
@@ -71,6 +77,46 @@ PAGES = {
         echo hi
         ```
         """,
+    "unseeded.md": """
+        # Unseeded
+
+        ```python
+        >>> import random
+        >>> random.random()
+        0.8444218515250481
+        ```
+        """,
+    "fresh_names.md": f"""
+        # What a fresh prompt defines
+
+        ```python
+        >>> sorted(globals())
+        {sorted(eval(subprocess.run(
+            [sys.executable, "-q", "-i"], input="print(sorted(globals()))", text=True,
+            capture_output=True, check=True,
+        ).stdout))}
+        ```
+        """,
+    "echoes.md": """
+        # A value the prompt echoes
+
+        ```python
+        values = [3, 1, 2]
+        sorted(values)
+        ```
+        """,
+    "exits.md": """
+        # Ending the interpreter
+
+        ```python
+        >>> raise SystemExit(3)
+        ```
+
+        ```python
+        import sys
+        sys.exit()
+        ```
+        """,
     "hanging.md": """
         # Hanging
 
@@ -132,6 +178,21 @@ def test_a_gpu_block_on_a_cpu_machine_is_skipped_with_its_reason(fault_run):
     line = line_of("gpu_block.md", "needs-gpus-64")
     assert re.search(rf"SKIPPED \[1\] docs/gpu_block.md:{line}: needs 64 CUDA GPUs, found \d+", out)
     assert "PASSED docs/gpu_block.md" not in out
+
+
+def test_what_a_fresh_prompt_would_show_otherwise_fails(fault_run):
+    _, out = fault_run
+    # random.random() after random.seed(0): a page that relies on the harness seeding it fails.
+    line = line_containing("unseeded.md", "random.random()")
+    assert f"FAILED docs/unseeded.md::line:{line}," in out
+    line = line_containing("fresh_names.md", "globals")
+    assert f"PASSED docs/fresh_names.md::line:{line}," in out
+    line = line_of("echoes.md", "sorted(values)")
+    assert f"docs/echoes.md:{line}: the block printed output but the page shows none" in out
+    assert "(a value the prompt echoes counts)" in out and "[1, 2, 3]" in out
+    for needle, shown in (("SystemExit(3)", "SystemExit: 3"), ("sys.exit()", "SystemExit: ")):
+        line = line_containing("exits.md", needle)
+        assert f"docs/exits.md:{line}: the block ends the interpreter ({shown}" in out
 
 
 def test_a_hanging_block_fails_at_the_timeout_naming_its_page(fault_run):

@@ -115,28 +115,23 @@ def test_the_gpu_host_session_runs_every_cpu_torchrun_block_and_records_nothing(
     assert "--torchsheet-results=" in run
 
 
-def test_harness_tests_runs_the_gpu_host_check_after_the_harness_side() -> None:
-    session = Recorder()
-    noxfile.harness_tests(session)
-    runs = [call for call in session.calls if call[0] == "run"]
-    assert "testpaths=tests/harness" in runs[0]
-    alone = Recorder()
-    noxfile.gpu_host(alone)
-    assert runs[1:] == [call for call in alone.calls if call[0] == "run"]
-    named = Recorder()
-    named.posargs = ["tests/harness/test_html.py"]
-    noxfile.harness_tests(named)
-    assert len([call for call in named.calls if call[0] == "run"]) == 1  # the files named only
-
-
-def test_docs_tests_keeps_the_sheet_side_and_harness_tests_the_other() -> None:
+def test_the_default_leg_runs_its_cpu_torchrun_blocks_as_on_a_gpu_host(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Each CPU torchrun block is launched once on the default torch, in GPU-host mode."""
+    monkeypatch.setattr(
+        sys, "argv", ["nox", "-s", f"docs-tests(torch='{noxfile.TORCH_VERSIONS[1]}')"]
+    )
     session = Recorder()
     noxfile.docs_tests(session, torch=noxfile.TORCH_VERSIONS[0])
-    assert session.calls[-1][-2:] == ("-o", "testpaths=docs tests/sheet")
-    session = Recorder()
-    noxfile.harness_tests(session)
-    runs = [call for call in session.calls if call[0] == "run"]
-    assert runs[0][-2:] == ("-o", "testpaths=tests/harness")  # then the GPU-host check
+    assert session.calls[-1][-3:] == ("-o", "testpaths=docs tests/sheet", "--torchsheet-gpu-host")
+    other = Recorder()
+    noxfile.docs_tests(other, torch=noxfile.TORCH_VERSIONS[1])
+    assert "--torchsheet-gpu-host" not in other.calls[-1]
+    harness = Recorder()
+    noxfile.harness_tests(harness)
+    (run,) = [call for call in harness.calls if call[0] == "run"]
+    assert run[-2:] == ("-o", "testpaths=tests/harness") and "--torchsheet-gpu-host" not in run
 
 
 def test_paste_repls_runs_the_repl_tests_and_requires_what_they_need() -> None:

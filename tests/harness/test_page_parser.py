@@ -13,8 +13,9 @@ from sybil.example import SybilFailure
 from sybil.testing import check_parser
 
 from torchsheet_harness.checks.audit import audit_page
-from torchsheet_harness.pages.blocks import BlockInfo
+from torchsheet_harness.pages import page as pages
 from torchsheet_harness.pages.coverage import fence_faults
+from torchsheet_harness.pages.markers import Marker
 from torchsheet_harness.pages.parser import PageParser, block_of
 from torchsheet_harness.pages.requirements import Requirement, RequirementError
 
@@ -53,13 +54,24 @@ def page(text: str) -> str:
 def test_every_region_carries_its_block() -> None:
     document = Document(PAGE, "page.md")
     blocks = [block_of(region) for region in PageParser()(document)]
-    cpu = BlockInfo(7, "first-section", Requirement())
-    assert blocks == [
-        cpu,
-        cpu,  # two >>> examples, one block
-        BlockInfo(16, "needs-hardware", Requirement(gpus=1)),
-        BlockInfo(22, "needs-hardware", Requirement(), not_run="shown only"),
+    assert blocks[0] is blocks[1]  # two >>> examples, one block
+    described = [(b.line, b.end, b.slug, b.requirement, b.not_run) for b in blocks[1:]]
+    assert described == [
+        (7, 12, "first-section", Requirement(), None),
+        (16, 19, "needs-hardware", Requirement(gpus=1), None),
+        (22, 24, "needs-hardware", Requirement(), "shown only"),
     ]
+    assert blocks[-1].markers == (Marker("not-run", "shown only", 21),)
+
+
+def test_a_page_is_lexed_once_per_process_for_each_text(monkeypatch) -> None:
+    lexed = []
+    monkeypatch.setattr(pages, "_blocks", lambda document: lexed.append(1) or [])
+    text = PAGE.replace("Purpose.", "Purpose, lexed once.")
+    first = pages.page_of("once.md", text)
+    assert pages.page_of("once.md", text) is first and len(lexed) == 1
+    pages.page_of("once.md", text + "\nEdited.\n")
+    assert len(lexed) == 2  # another text: read again
 
 
 def failure_of(text: str) -> str:
@@ -160,7 +172,7 @@ def test_a_page_fault_is_a_parse_error_at_its_line(tmp_path: Path, text: str, me
     # The audit reports the same fault (except those the parser alone can see).
     if "code block" in message or "the block opened here" in message:
         assert any(
-            f"page.md{message}" in problem for problem in audit_page(path, tmp_path).problems
+            f"page.md{message}" in problem for problem in audit_page(path).problems
         )
 
 

@@ -70,7 +70,8 @@ def results(project: pytest.Pytester, path: str = "docs/_build/results") -> dict
 
 
 def outcomes(data: dict, page: str) -> dict[int, str]:
-    return {int(line): b["outcome"] for line, b in data["pages"][page]["blocks"].items()}
+    blocks = data["pages"][page]["blocks"].items()
+    return {int(line): b["outcome"] for line, b in blocks if "outcome" in b}
 
 
 def test_written_by_the_xdist_controller_per_page_in_blocks(project: pytest.Pytester) -> None:
@@ -87,18 +88,23 @@ def test_written_by_the_xdist_controller_per_page_in_blocks(project: pytest.Pyte
     # Each block's seconds: its examples' setup, call and teardown; the rest is its result.
     seconds = {line: block.pop("seconds") for line, block in a["blocks"].items()}
     assert all(isinstance(value, float) and 0 <= value < 60 for value in seconds.values())
-    assert a["blocks"]["12"] == {  # one block of two >>> lines: one entry
+    assert a["blocks"]["5"] == {"end": 10, "outcome": "passed"}
+    assert a["blocks"]["12"] == {  # one block of two >>> lines: one entry, its needs as data
+        "end": 17,
+        "requires": {"gpus": 1, "torchrun": 0, "slurm": False},
         "outcome": "skipped",
         "reason": "needs CUDA, found 0 CUDA GPUs",
-        "requires": "CUDA",
     }
     assert a["blocks"]["20"] == {
+        "end": 22,
+        "not_run": "a shell command",
         "outcome": "skipped",
         "reason": "not run: a shell command",
-        "not_run": True,
     }
-    assert a["sha256"] == page_digest(project.path / "docs" / "section" / "a.md")
+    source = (project.path / "docs" / "section" / "a.md").read_text(encoding="utf-8")
+    assert a["sha256"] == page_digest(source)
     assert outcomes(data, "section/b.md")[5] == "failed" and b["errors"] == 0
+    assert len(a["reuse"]) == 64 and "reuse" not in b  # a whole-page pass only
     assert data["environment"]["device"] == "CPU" and data["environment"]["torch"]
     assert "results of 6 blocks on 2 pages recorded" in run.stdout.str()
 
@@ -108,7 +114,9 @@ def test_a_partial_selection_records_only_the_blocks_that_ran(project: pytest.Py
     # that block did not run whole, so nothing is recorded for it; the not-run block ran.
     run = project.runpytest_subprocess("docs/section/a.md", "-k", "6 or 20")
     run.assert_outcomes(passed=1, skipped=1, deselected=3)
+    page = results(project)["pages"]["section/a.md"]
     assert outcomes(results(project), "section/a.md") == {20: "skipped"}
+    assert page["blocks"]["5"] == {"end": 10} and "reuse" not in page  # known, not run whole
     assert "results of 1 blocks on 1 pages recorded" in run.stdout.str()
 
 
@@ -157,11 +165,20 @@ def test_blocks_merge_while_the_page_is_unchanged(project: pytest.Pytester) -> N
 
 
 def test_merge_page_rules() -> None:
-    old = PageEntry(sha256="a", finished="1", errors=0, blocks={"5": {"outcome": "passed"}})
-    new = PageEntry(sha256="a", finished="2", errors=0, blocks={"9": {"outcome": "failed"}})
+    blocks = {"5": {"end": 7, "outcome": "passed"}, "9": {"end": 9}}
+    old = PageEntry(sha256="a", finished="1", errors=0, reuse="k", blocks=blocks)
+    new = PageEntry(
+        sha256="a",
+        finished="2",
+        errors=0,
+        blocks={"5": {"end": 7}, "9": {"end": 9, "outcome": "failed"}},
+    )
     merged = merge_page(old, new)
-    assert merged["blocks"] == {"5": {"outcome": "passed"}, "9": {"outcome": "failed"}}
-    assert merged["finished"] == "2"
+    assert merged["blocks"] == {
+        "5": {"end": 7, "outcome": "passed"},
+        "9": {"end": 9, "outcome": "failed"},
+    }
+    assert merged["finished"] == "2" and "reuse" not in merged
     assert merge_page({**old, "sha256": "b"}, new) == new
 
 
@@ -223,7 +240,7 @@ def test_expect_gpu_refuses_a_machine_without_cuda(project: pytest.Pytester) -> 
 def test_results_only_count_torchsheet_pages(tmp_path: Path) -> None:
     from torchsheet_harness.pytest_plugin.recorder import RunRecord
 
-    record = RunRecord(tmp_path / "docs", tmp_path)
+    record = RunRecord(tmp_path)
     assert record.page_of("docs/x/page.md::line:3,column:1") == "x/page.md"
     assert record.page_of("tests/test_x.py::test_y") is None
     assert record.page_of("elsewhere/page.md::line:3,column:1") is None

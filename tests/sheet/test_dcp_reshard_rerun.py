@@ -13,6 +13,10 @@ import pytest
 
 from torchsheet_harness.run.torchrun import torchrun
 
+pytestmark = pytest.mark.torchsheet_inputs(
+    "snippets/dcp_reshard.py"
+)  # what its verdict reads (reuse key)
+
 SCRIPT = Path(__file__).resolve().parents[2] / "snippets" / "dcp_reshard.py"
 TIMEOUT_SECONDS = 180.0
 

@@ -13,6 +13,8 @@ import pytest
 import torch
 from planted import run_pytest, write_project
 
+pytestmark = pytest.mark.torchsheet_inputs()  # what its verdict reads (reuse key)
+
 GRADSCALER = "`torch.cuda.amp.GradScaler(args...)` is deprecated"
 
 PAGES = {

@@ -16,6 +16,8 @@ import pytest
 
 from torchsheet_harness.run.torchrun import torchrun
 
+pytestmark = pytest.mark.torchsheet_inputs("snippets")  # what its verdict reads (reuse key)
+
 SNIPPETS = Path(__file__).resolve().parents[2] / "snippets"
 
 CHECK = textwrap.dedent(

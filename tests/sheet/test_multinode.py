@@ -18,13 +18,16 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from sybil import Document
 
-from torchsheet_harness.pages.blocks import lex_blocks
+from torchsheet_harness.pages.page import read_page
 from torchsheet_harness.run.evaluators import compare_output
 from torchsheet_harness.run.process import Finished, run_command
 from torchsheet_harness.run.slurm.host import free_port
 from torchsheet_harness.run.torchrun import launch_env
+
+pytestmark = pytest.mark.torchsheet_inputs(
+    "docs/distributed/launching.md", "snippets"
+)  # what its verdict reads (reuse key)
 
 ROOT = Path(__file__).resolve().parents[2]
 PAGE = ROOT / "docs" / "distributed" / "launching.md"
@@ -45,13 +48,12 @@ class PageCommands:
 
 
 def page_commands(page: Path = PAGE) -> list[PageCommands]:
-    blocks = lex_blocks(Document(page.read_text(encoding="utf-8"), str(page)))
     found = []
-    for index, block in enumerate(blocks):
+    for block in read_page(page).blocks:
         if MARKER not in (block.not_run or ""):
             continue
-        output = blocks[index + 1]
-        assert output.is_output, f"{page.name}: a marked block must be followed by its output"
+        output = block.output_block
+        assert output is not None, f"{page.name}: a marked block must be followed by its output"
         if block.kind == "literalinclude":
             script = (page.parent / block.argument).resolve()
             source = script.read_text().split('"""')[1]

@@ -5,6 +5,8 @@ from __future__ import annotations
 import pytest
 from planted import run_pytest, write_project
 
+pytestmark = pytest.mark.torchsheet_inputs()  # what its verdict reads (reuse key)
+
 # Runs first (alphabetical): changes everything a page could change.
 MUTATE = """
     # Mutating page

@@ -14,6 +14,10 @@ import pytest
 
 from torchsheet_harness.run.torchrun import torchrun
 
+pytestmark = pytest.mark.torchsheet_inputs(
+    "docs/distributed/process-groups.md"
+)  # what its verdict reads (reuse key)
+
 PAGE = Path(__file__).resolve().parents[2] / "docs" / "distributed" / "process-groups.md"
 BLOCK = re.compile(
     r"```\{code-block\} python\n:class: needs-torchrun-2\n(?P<code>.*?)```\n\n"

@@ -21,6 +21,8 @@ import pytest
 import torch
 import torch.distributed as dist
 
+pytestmark = pytest.mark.torchsheet_inputs("snippets")  # what its verdict reads (reuse key)
+
 SNIPPETS = Path(__file__).resolve().parents[2] / "snippets"
 
 

@@ -21,8 +21,9 @@ from dataclasses import dataclass
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
+from filelock import FileLock
+
 from torchsheet_harness.locations import page_files
-from torchsheet_harness.run.process import machine_lock
 from torchsheet_harness.sphinx_ext.copy_text import CopySettings
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -45,7 +46,7 @@ def build_site(base: Path) -> Path:
         return Path(os.environ["TORCHSHEET_HTML"]).resolve()
     shared = base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
     out, failure = shared / "torchsheet-html", shared / "torchsheet-html.failed"
-    with machine_lock(shared / "torchsheet-html.lock"):
+    with FileLock(shared / "torchsheet-html.lock"):
         if not (out / "index.html").is_file() and not failure.is_file():
             error = _build(out)
             if error is not None:

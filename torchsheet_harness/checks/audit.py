@@ -9,14 +9,12 @@ included by a page.
 
 from __future__ import annotations
 
-import re
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
 from ..locations import display_path, page_files
-from ..pages.collect import page_sybil
-from ..pages.coverage import code_blocks, page_problems
+from ..pages.page import read_page
 
 
 @dataclass
@@ -27,19 +25,11 @@ class AuditResult:
     counts: Counter
 
 
-def audit_page(path: Path, docs_dir: Path) -> AuditResult:
-    """Check one page: each code block must overlap an example the harness collects, and each
-    fence must close where it should. (The parser runs the same check when it collects a page.)"""
-    document = page_sybil(docs_dir, check_coverage=False).parse(path)
-    spans = [(region.start, region.end) for _, region in document.regions]
-    problems = page_problems(document, spans)
-    counts = Counter(
-        covered=sum(
-            any(start < block.end and block.start < end for start, end in spans)
-            for block in code_blocks(document)
-        )
-    )
-    return AuditResult(problems, counts)
+def audit_page(path: Path) -> AuditResult:
+    """Check one page: its problems as its collection reports them (:mod:`..pages.coverage`),
+    and how many of its blocks the harness runs or exempts."""
+    page = read_page(path)
+    return AuditResult(list(page.problems), Counter(covered=sum(b.runs for b in page.blocks)))
 
 
 def audit_docs(docs_dir: Path, snippets_dir: Path | None = None) -> AuditResult:
@@ -48,12 +38,13 @@ def audit_docs(docs_dir: Path, snippets_dir: Path | None = None) -> AuditResult:
     counts: Counter = Counter()
     included: set[Path] = set()
     for page in page_files(docs_dir):
-        result = audit_page(page, docs_dir)
+        result = audit_page(page)
+        blocks = read_page(page).blocks
         problems += result.problems
         counts += result.counts
-        text = page.read_text(encoding="utf-8")
-        for match in re.finditer(r"\{literalinclude\}\s*(\S+)", text):
-            included.add((page.parent / match[1]).resolve())
+        for block in blocks:
+            if block.kind == "literalinclude":
+                included.add((page.parent / block.argument).resolve())
     if snippets_dir is not None:
         for script in sorted(snippets_dir.iterdir()):
             if script.is_file() and script.resolve() not in included:

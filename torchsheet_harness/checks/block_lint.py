@@ -20,13 +20,10 @@ import subprocess
 import sys
 from pathlib import Path
 
-from sybil import Document
-
 from ..locations import display_path, line_at, page_files, place
-from ..pages.blocks import Block, lex_blocks
 from ..pages.collect import page_sybil
+from ..pages.page import Block, read_page
 from ..pages.parser import block_of
-from ..pages.requirements import RequirementError
 from ..sphinx_ext.copy_text import (
     classic_prompt_problem,
     format_copy_text,
@@ -94,15 +91,12 @@ def lint_page(page: Path, docs: Path) -> list[str]:
 
 def paste_findings(page: Path) -> list[str]:
     """Blocks whose copied code fails at the classic ``python`` prompt, as 'page:line: why'."""
-    document = Document(page.read_text(encoding="utf-8"), str(page))
+    read = read_page(page)
     findings = []
-    for block in lex_blocks(document):
-        if block.argument != "python" or block.kind == "literalinclude" or block.not_run:
+    for block in read.blocks:
+        if block.argument != "python" or block.kind == "literalinclude" or not block.executed:
             continue
-        try:
-            requirement = block.requirement(str(page))
-        except RequirementError:
-            continue  # a collection error of its own
+        requirement = block.requirement
         if requirement.torchrun or requirement.slurm:
             continue  # run as a script, not pasted
         copied = format_copy_text(str(block.source))
@@ -117,7 +111,7 @@ def paste_findings(page: Path) -> list[str]:
                 f"{place(page, block.line)}: the copy button's code fails at the classic python "
                 f"prompt (3.10-3.12): {problem}"
             )
-        if (line := code_after_an_exception(document.text, block)) is not None:
+        if (line := code_after_an_exception(read.text, block)) is not None:
             findings.append(
                 f"{place(page, line)}: this exception is not the end of its >>> block; IPython "
                 "and Jupyter stop a pasted block at its first exception, so the lines after it "

@@ -38,4 +38,4 @@ class PageSybil(Sybil):
     def identify(self, example: Example) -> str:
         block = block_of(example.region)
         name = super().identify(example)
-        return f"{name}[{block.section}]" if block is not None and block.section else name
+        return f"{name}[{block.slug}]" if block is not None and block.slug else name

@@ -1,8 +1,7 @@
 """What a page's examples must cover, checked per page: every code block, and fences that close.
 
-The parser (:mod:`.parser`) runs :func:`page_problems` on each page it parses, so ``pytest
-docs/x.md`` fails on an unchecked block as the full audit (:mod:`..checks.audit`) does; the audit
-and the docs build (:mod:`..sphinx_ext.badges`) report the same problems.
+Part of reading a page (:mod:`.page`): its problems fail the page's collection, so ``pytest
+docs/x.md`` fails on an unchecked block as the full audit (:mod:`..checks.audit`) does.
 
 - Sybil only sees what its parsers match; a ```` ```pycon ```` fence, ```` ```python title=x ````,
   ``{testcode}`` or a shell block would otherwise sit on the page untested and silent.
@@ -16,14 +15,17 @@ and the docs build (:mod:`..sphinx_ext.badges`) report the same problems.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from sybil import Document
 from sybil.parsers.markdown.lexers import RawFencedCodeBlockLexer
 
 from ..locations import display_path, line_at
-from .blocks import dangling_not_run, lex_blocks
+from .markers import parse_marker
+
+if TYPE_CHECKING:
+    from .page import Page
 
 #: Directives that hold prose, not code; any other ```{directive} counts as a code block.
 NON_CODE_DIRECTIVES = frozenset(
@@ -115,10 +117,11 @@ def fence_faults(document: Document) -> list[str]:
     return faults
 
 
-def page_problems(document: Document, spans: Iterable[tuple[int, int]]) -> list[str]:
-    """Every problem of one page: fence faults, code blocks no example (``spans``) covers, and
-    '% not-run:' lines no block follows. Each is a 'page:line: why' message."""
-    spans = list(spans)
+def page_problems(page: Page) -> list[str]:
+    """Every problem of the page's layout: fence faults, code blocks no example covers, and
+    markers that are not directly above a block. Each is a 'page:line: why' message."""
+    document = Document(page.text, page.path)
+    spans = [(block.start, block.stop) for block in page.blocks if block.runs]
     problems = fence_faults(document)
     for block in code_blocks(document):
         if any(start < block.end and block.start < end for start, end in spans):
@@ -128,8 +131,12 @@ def page_problems(document: Document, spans: Iterable[tuple[int, int]]) -> list[
             "exempted; use ```python, {code-block} python or a checked output block, or put "
             "'% not-run: <reason>' on the line before it"
         )
-    for line in dangling_not_run(document, lex_blocks(document)):
-        problems.append(
-            f"{display_path(document.path)}:{line}: '% not-run:' is not followed by a block"
-        )
+    attached = {marker.line for block in page.blocks for marker in block.markers}
+    for number, line in enumerate(page.text.splitlines(), 1):
+        marker = parse_marker(line[1:], number) if line.startswith("%") else None
+        if marker is not None and number not in attached:
+            problems.append(
+                f"{display_path(page.path)}:{number}: '% {marker.kind}:' is not directly "
+                "above a block"
+            )
     return problems

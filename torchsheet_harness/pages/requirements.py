@@ -99,24 +99,9 @@ class Requirement:
             words += f" ({self.torchrun} processes, torchrun)"
         return words
 
-    @classmethod
-    def from_label(cls, label: str) -> Requirement | None:
-        """The requirement whose :attr:`label` is ``label`` (as results files record it)."""
-        gpus = torchrun = 0
-        slurm = False
-        for part in label.split(" · "):
-            if part == "CUDA":
-                gpus = 1
-            elif match := re.fullmatch(r"([0-9]+) GPUs", part):
-                gpus = int(match[1])
-            elif match := re.fullmatch(r"torchrun × ([0-9]+)", part):
-                torchrun = int(match[1])
-            elif part == "Slurm":
-                slurm = True
-            elif part != "CPU":
-                return None
-        requirement = cls(gpus=gpus, torchrun=torchrun, slurm=slurm)
-        return requirement if requirement.label == label else None
+    def as_data(self) -> dict[str, int | bool]:
+        """What results files record: ``Requirement(**data)`` gives it back."""
+        return {"gpus": self.gpus, "torchrun": self.torchrun, "slurm": self.slurm}
 
     @property
     def how_to_run(self) -> str:

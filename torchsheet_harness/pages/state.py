@@ -1,13 +1,18 @@
-"""Give every page the same starting state, and put global state back when it is done.
+"""Start every page as a fresh ``python`` prompt starts, and put global state back after it.
 
-A page is one namespace evaluated in order. Before its first block: seeds reset, default print
-options, a fresh temporary working directory (files a page saves land there). After its last
-block: every piece of global torch state a page may change is restored, so one page cannot change
-another page's output.
+A page is one namespace evaluated in order, as a reader pastes its blocks into one fresh
+interpreter. Before its first block: the namespace holds only what a fresh prompt's ``__main__``
+holds (no name of the harness's), Python's, NumPy's and torch's generators are seeded from fresh
+entropy as a new process's are (a block that prints something random without seeding it fails),
+default print options, a fresh temporary working directory (files a page saves land there).
+After its last block: every piece of global torch state a page may change is restored, so one
+page cannot change another page's output.
 """
 
 from __future__ import annotations
 
+import builtins
+import importlib.machinery
 import os
 import random
 import shutil
@@ -17,8 +22,16 @@ from typing import Any
 import numpy as np
 import torch
 
-PAGE_SEED = 0
-_SAVED = "__torchsheet_saved_state__"
+#: The global state each page's namespace had before it ran, by the namespace's id.
+_SAVED: dict[int, dict[str, Any]] = {}
+#: What a fresh prompt's ``__main__`` holds.
+FRESH_MAIN = {
+    "__name__": "__main__",
+    "__doc__": None,
+    "__package__": None,
+    "__loader__": importlib.machinery.BuiltinImporter,
+    "__spec__": None,
+}
 
 
 def reset_print_options() -> None:
@@ -29,11 +42,12 @@ def reset_print_options() -> None:
     )
 
 
-def seed_everything(seed: int = PAGE_SEED) -> None:
-    """Seed Python's, NumPy's and torch's global generators (CUDA ones too when present)."""
-    random.seed(seed)
-    np.random.seed(seed)
-    torch.manual_seed(seed)
+def fresh_generators() -> None:
+    """Python's, NumPy's and torch's global generators seeded from fresh entropy, as in a new
+    interpreter: what a page prints depends only on the seeds it sets itself."""
+    random.seed()
+    np.random.seed()
+    torch.seed()
 
 
 def _default_device() -> torch.device | None:
@@ -101,17 +115,18 @@ def restore_global_state(state: dict[str, Any]) -> None:
 
 
 def page_setup(namespace: dict[str, Any]) -> None:
-    """Sybil setup: save global state, then seed, reset printing and move into a temp dir."""
-    namespace[_SAVED] = capture_global_state()
-    workdir = tempfile.mkdtemp(prefix="torchsheet-page-")
-    namespace[_SAVED]["workdir"] = workdir
-    os.chdir(workdir)
+    """Sybil setup: save global state, then start the page as a fresh prompt (see above)."""
+    state = _SAVED[id(namespace)] = capture_global_state()
+    state["workdir"] = tempfile.mkdtemp(prefix="torchsheet-page-")
+    os.chdir(state["workdir"])
+    namespace.clear()
+    namespace.update(FRESH_MAIN, __annotations__={}, __builtins__=builtins)
     reset_print_options()
-    seed_everything()
+    fresh_generators()
 
 
 def page_teardown(namespace: dict[str, Any]) -> None:
     """Sybil teardown: restore global state and delete the page's temporary directory."""
-    state = namespace.pop(_SAVED)
+    state = _SAVED.pop(id(namespace))
     restore_global_state(state)
     shutil.rmtree(state["workdir"], ignore_errors=True)

@@ -34,7 +34,7 @@ from sybil.example import SybilFailure
 from sybil.integration.pytest import SybilItem
 
 from ..locations import display_path, place
-from ..pages.blocks import BlockInfo
+from ..pages.page import Block
 from ..pages.parser import block_of
 from ..run import evaluators, gpu_host
 
@@ -85,14 +85,14 @@ def pytest_configure(config: pytest.Config) -> None:
         os.environ[gpu_host.GPUS_VISIBLE_ENV] = "1"
 
 
-def block_of_item(item: pytest.Item) -> BlockInfo | None:
+def block_of_item(item: pytest.Item) -> Block | None:
     """The page block of a page example (None for ordinary tests)."""
     return block_of(item.example.region) if isinstance(item, SybilItem) else None
 
 
 def block_of_report(report: pytest.TestReport) -> dict[str, Any] | None:
-    """The block a report is about: line, section, requires (badge label), launched (run as
-    processes), gpus, not_run (reason)."""
+    """The block a report is about: its ``line``, ``not_run`` (whether it is exempted) and
+    ``examples`` (how many the block has); the rest the controller reads from the page."""
     return dict(report.user_properties).get(BLOCK_PROPERTY)
 
 
@@ -116,6 +116,11 @@ def block_timeout(config: pytest.Config) -> float | None:
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     # tryfirst: markers must exist before `-m` deselects.
     timeout = block_timeout(config)
+    examples = Counter(  # before -k or -m deselects any: a block ran whole when all reported
+        (id(item.example.document), block.line)
+        for item in items
+        if (block := block_of_item(item)) is not None
+    )
     for item in items:
         block = block_of_item(item)
         if block is None:
@@ -125,10 +130,9 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             item.add_marker(name)
         if timeout and runs_in_process(item.example) and not item.get_closest_marker("timeout"):
             item.add_marker(pytest.mark.timeout(timeout))
-        requires = "" if requirement.is_cpu_only else requirement.label
-        described = {"line": block.line, "section": block.section, "requires": requires}
-        described |= {"launched": not runs_in_process(item.example), "gpus": requirement.gpus}
-        item.user_properties.append((BLOCK_PROPERTY, {**described, "not_run": block.not_run}))
+        count = examples[id(item.example.document), block.line]
+        described = {"line": block.line, "not_run": block.not_run is not None, "examples": count}
+        item.user_properties.append((BLOCK_PROPERTY, described))
 
 
 def pytest_terminal_summary(terminalreporter, exitstatus, config) -> None:  # noqa: ARG001
@@ -140,7 +144,7 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config) -> None:  # no
                 continue
             if outcome == "skipped" and isinstance(report.longrepr, tuple):
                 block = block_of_report(report) or {}
-                exempt = block.get("not_run") is not None
+                exempt = bool(block.get("not_run"))
                 counts["exempted (not-run)" if exempt else "skipped (needs hardware)"] += 1
             elif report.when == "call" or outcome == "error":
                 counts[outcome] += 1
@@ -191,8 +195,8 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
             failure = f"{type(error).__name__}: {error}"
         else:
             continue
-        needed = getattr(block_of(example.region), "section", "")
-        section = getattr(block_of(item.example.region), "section", "")
+        needed = getattr(block_of(example.region), "slug", "")
+        section = getattr(block_of(item.example.region), "slug", "")
         pytest.fail(
             f"{place(example.path, item.example.line)} (section '{section}') needs the blocks "
             "before it, which this run did not select; running them for it, "

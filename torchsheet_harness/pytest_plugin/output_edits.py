@@ -47,10 +47,11 @@ def edit_for(example: Example, mismatch: OutputMismatch) -> Edit:
     text = example.document.text
     if mismatch.part == "block":
         block = block_of(example.region)
-        if block is None or block.output is None:
+        if block is None or block.output_block is None:
             raise NotUpdatable("the block has no output block to rewrite")
-        start, end = block.output
-        indent = ""
+        output = block.output_block
+        start = output.start + output.source.offset
+        end, indent = start + len(output.source), ""
         if text[start:end] != mismatch.expected:
             raise NotUpdatable("the output block is not where the page was read")
     else:

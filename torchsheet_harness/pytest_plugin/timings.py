@@ -11,31 +11,35 @@ loaded machine. GPU blocks are not judged (their time is the GPU runner's).
 
 from __future__ import annotations
 
+from pathlib import Path
+
+from ..pages.page import Block, read_page
+
 IN_PROCESS_BUDGET_SECONDS = 10.0
 LAUNCHED_BUDGET_SECONDS = 60.0
 
 
-def budget(block: dict) -> float | None:
-    """The budget of a block (its recorded block property); None: not judged (a GPU block)."""
-    if block.get("gpus"):
+def budget(block: Block) -> float | None:
+    """The budget of a block; None: not judged (a GPU block, or one not run)."""
+    requirement = block.requirement
+    if requirement.gpus or block.not_run is not None:
         return None
-    return LAUNCHED_BUDGET_SECONDS if block.get("launched") else IN_PROCESS_BUDGET_SECONDS
+    launched = requirement.torchrun or requirement.slurm or block.kind == "literalinclude"
+    return LAUNCHED_BUDGET_SECONDS if launched else IN_PROCESS_BUDGET_SECONDS
 
 
-def slow_blocks(
-    seconds: dict[tuple[str, int], float], described: dict[tuple[str, int], dict]
-) -> list[str]:
+def slow_blocks(seconds: dict[tuple[str, int], float], docs: Path) -> list[str]:
     """One line per CPU block over its budget, 'docs/page.md:42 took 12.3 s (budget 10 s ...)'.
 
-    ``seconds``: each block's call time, by (page under docs/, line).
+    ``seconds``: each block's call time, by (page under ``docs``, line).
     """
     lines = []
     for (page, line), took in sorted(seconds.items(), key=lambda item: -item[1]):
-        block = described.get((page, line), {})
-        limit = budget(block)
-        if limit is None or took <= limit or block.get("not_run") is not None:
+        block = read_page(docs / page).block_at(line)
+        limit = budget(block) if block is not None else None
+        if limit is None or took <= limit:
             continue
-        how = "launched" if block.get("launched") else "in process"
+        how = "launched" if limit == LAUNCHED_BUDGET_SECONDS else "in process"
         lines.append(
             f"torchsheet: slow block docs/{page}:{line} took {took:.1f} s "
             f"(budget {limit:.0f} s {how})"

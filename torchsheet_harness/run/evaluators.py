@@ -10,6 +10,7 @@ first, for torchrun), which ``--update-outputs`` writes back into the page.
 
 from __future__ import annotations
 
+import ast
 import io
 import os
 import sys
@@ -90,13 +91,26 @@ class _Runner(DocTestRunner):
         super().__init__(optionflags)
         self._checker = _RecordingChecker()
         self.mismatch: tuple[str, str, str] | None = None
+        self.exited: str | None = None  # the exception line of a SystemExit an example raised
 
     def report_failure(self, out, test, example, got) -> None:  # noqa: ANN001
         want, printed = self._checker.last
         exception = example.exc_msg is not None and want == example.exc_msg
+        if exception and printed.startswith("SystemExit"):
+            self.exited = printed.strip()
         self.mismatch = (want, printed, "exception" if exception else "want")
         super().report_failure(out, test, example, got)
         out(first_difference(want, printed) + "\n")
+
+    def report_success(self, out, test, example, got) -> None:  # noqa: ANN001
+        if example.exc_msg is not None and example.exc_msg.startswith("SystemExit"):
+            self.exited = example.exc_msg.strip()  # a traceback a prompt never prints
+        super().report_success(out, test, example, got)
+
+    def report_unexpected_exception(self, out, test, example, exc_info) -> None:  # noqa: ANN001
+        if issubclass(exc_info[0], SystemExit):
+            self.exited = f"{exc_info[0].__name__}: {exc_info[1]}"
+        super().report_unexpected_exception(out, test, example, exc_info)
 
 
 class DocTestExample(DocTestEvaluator):
@@ -111,9 +125,11 @@ class DocTestExample(DocTestEvaluator):
 
     def __call__(self, example: Example) -> str:
         __tracebackhide__ = True
-        self.runner.mismatch = None
+        self.runner.mismatch = self.runner.exited = None
         with Watch(example, shows_deprecation(example)) as watch:
             message = super().__call__(example)
+        if self.runner.exited is not None:
+            return ends_the_interpreter(example, example.line, self.runner.exited)
         deprecated = watch.failure()
         if message and self.runner.mismatch is not None:
             want, got, part = self.runner.mismatch
@@ -148,30 +164,48 @@ class Gated:
 
 @dataclass
 class PythonBlock:
-    """Executes a plain Python block in the page's namespace and checks what it printed.
+    """Runs a plain Python block as a pasted copy runs at the prompt, and checks what it printed.
 
-    ``expected`` is the text of the output block that follows it on the page, or None. A block
-    that prints while the page shows no output fails: the reader would not see what it printed.
+    Each top-level statement is compiled and run on its own in the prompt's mode (``single``),
+    so the value of an expression statement is echoed as the prompt echoes it; the block stops
+    at the first exception, which fails it. ``expected`` is the text of the output block that
+    follows it on the page, or None: a block that prints while the page shows nothing fails.
     """
 
     expected: str | None = None
 
     def __call__(self, example: Example) -> str | None:
         __tracebackhide__ = True
-        code = compile(padded_source(example), example.path, "exec", dont_inherit=True)
+        tree = ast.parse(padded_source(example), example.path)
         buffer = io.StringIO()
         with redirect_stdout(buffer), Watch(example, shows_deprecation(example)) as watch:
-            exec(code, example.namespace)
-        example.namespace.pop("__builtins__", None)
+            for statement in tree.body:
+                single = ast.Interactive([statement])
+                code = compile(single, example.path, "single", dont_inherit=True)
+                try:
+                    exec(code, example.namespace)
+                except SystemExit as exiting:
+                    return ends_the_interpreter(example, statement.lineno, exiting)
         got, deprecated = buffer.getvalue(), watch.failure()
         if self.expected is not None:
             return compare_output(self.expected, got, where(example)) or deprecated
         if got.strip():
             return (
-                f"{where(example)}: the block printed output but the page shows none; follow it "
-                f"with an output block or use a >>> block\n--- got ---\n{got.rstrip()}"
+                f"{where(example)}: the block printed output but the page shows none (a value "
+                "the prompt echoes counts); follow it with an output block or use a >>> block\n"
+                f"--- got ---\n{got.rstrip()}"
             )
         return deprecated
+
+
+def ends_the_interpreter(example: Example, line: int, exiting: BaseException | str) -> str:
+    """The failure of a block whose code ends the interpreter, as it would a reader's prompt."""
+    if isinstance(exiting, BaseException):
+        exiting = f"{type(exiting).__name__}: {exiting}"
+    return (
+        f"{where(example, line)}: the block ends the interpreter ({exiting}); pasted at a "
+        "prompt, it would exit there and nothing after it would run"
+    )
 
 
 def run_in_workdir(

@@ -6,19 +6,16 @@ running, when the launcher is killed with SIGKILL. While the command runs, a wat
 records every descendant it sees (from ``/proc``, on Linux); whatever of them is still alive when
 the command ends, however it ends, is killed.
 
-The harness's only reading of ``/proc``, its kill helpers and its machine-wide lock live here.
+The harness's only reading of ``/proc`` and its kill helpers live here.
 """
 
 from __future__ import annotations
 
-import fcntl
 import os
 import signal
 import subprocess
 import threading
-import time
-from collections.abc import Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -225,25 +222,3 @@ def kill(pid: int, sig: signal.Signals = signal.SIGKILL) -> None:
         os.kill(pid, sig)
     except (ProcessLookupError, PermissionError):
         pass
-
-
-@contextmanager
-def machine_lock(path: Path, wait_seconds: float | None = None) -> Iterator[None]:
-    """Hold an exclusive ``flock`` on ``path``: one holder per machine (or per shared folder).
-
-    Waits at most ``wait_seconds`` (None: as long as it takes), then raises TimeoutError.
-    """
-    handle = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
-    try:
-        deadline = None if wait_seconds is None else time.monotonic() + wait_seconds
-        while True:
-            try:
-                fcntl.flock(handle, fcntl.LOCK_EX | (0 if deadline is None else fcntl.LOCK_NB))
-                break
-            except BlockingIOError:
-                if time.monotonic() > deadline:
-                    raise TimeoutError(f"{path} held by another process") from None
-                time.sleep(0.2)
-        yield
-    finally:
-        os.close(handle)  # closing drops the flock

@@ -14,7 +14,6 @@ import tempfile
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from unittest import SkipTest
 
 from sybil import Example
 
@@ -120,8 +119,6 @@ class TorchrunBlock(LaunchedBlock):
     """Evaluator: runs a page block or a snippets/ script under torchrun and checks its output."""
 
     def launch(self, example: Example, workdir: Path) -> tuple[str | None, str]:
-        if self.gpu_host is not None and gpu_host.gpu_host_mode():
-            raise SkipTest(f"not run in GPU-host mode: {self.gpu_host}")
         script = self.script
         if script is None:
             script = workdir / "block.py"
@@ -132,7 +129,7 @@ class TorchrunBlock(LaunchedBlock):
             self.requirement.torchrun,
             gpus=self.requirement.gpus,
             timeout=self.timeout,
-            env=launch_filters(script),  # the block's own deprecations are errors in its ranks
+            env=self.launch_env(script),
             cwd=workdir,
         )
         stderr = {f"rank {rank}": text for rank, text in sorted(launch.rank_stderr.items())}
@@ -144,9 +141,15 @@ class TorchrunBlock(LaunchedBlock):
             return (f"{deprecated}\n{failure}" if deprecated else failure), ""
         return None, launch.ranks_stdout()
 
+    def launch_env(self, script: Path) -> dict[str, str]:
+        """The block's own deprecations are errors in its ranks; a block exempted with
+        ``% gpu-host:`` runs as without the GPU-host mode (it shows the default on purpose)."""
+        exempt = {gpu_host.GPU_HOST_ENV: "0"} if self.gpu_host is not None else {}
+        return {**launch_filters(script), **exempt}
+
     def gpu_host_finding(self, example: Example, launch: Launch) -> str:
         """What failed: a GPU-host check's finding at its page (or snippet) line, if any."""
-        if self.requirement.gpus or not gpu_host.gpu_host_mode():
+        if self.requirement.gpus or self.gpu_host is not None or not gpu_host.gpu_host_mode():
             return "torchrun launch failed"
 
         def where_line(name: str, line: int) -> str:

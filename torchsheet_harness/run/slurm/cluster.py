@@ -24,6 +24,8 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
+from filelock import FileLock
+
 from .. import process
 from ..process import Finished, run_command
 from . import conf, host, jobs
@@ -86,7 +88,7 @@ class SlurmCluster:
         self._lock = contextlib.ExitStack()
         try:
             try:
-                self._lock.enter_context(process.machine_lock(LOCK_FILE, LOCK_WAIT_SECONDS))
+                self._lock.enter_context(FileLock(LOCK_FILE, timeout=LOCK_WAIT_SECONDS))
             except TimeoutError:
                 raise SlurmUnavailable(
                     f"another private cluster held {LOCK_FILE} for {LOCK_WAIT_SECONDS:.0f} s"
