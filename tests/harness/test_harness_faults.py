@@ -91,10 +91,19 @@ PAGES = {
 
         ```python
         >>> sorted(globals())
-        {sorted(eval(subprocess.run(
-            [sys.executable, "-q", "-i"], input="print(sorted(globals()))", text=True,
-            capture_output=True, check=True,
-        ).stdout))}
+        {
+        sorted(
+            eval(
+                subprocess.run(
+                    [sys.executable, "-q", "-i"],
+                    input="print(sorted(globals()))",
+                    text=True,
+                    capture_output=True,
+                    check=True,
+                ).stdout
+            )
+        )
+    }
         ```
         """,
     "echoes.md": """

@@ -171,9 +171,7 @@ def test_a_page_fault_is_a_parse_error_at_its_line(tmp_path: Path, text: str, me
     assert f"page.md{message}" in str(error.value)
     # The audit reports the same fault (except those the parser alone can see).
     if "code block" in message or "the block opened here" in message:
-        assert any(
-            f"page.md{message}" in problem for problem in audit_page(path).problems
-        )
+        assert any(f"page.md{message}" in problem for problem in audit_page(path).problems)
 
 
 def test_a_closed_block_may_hold_lines_that_look_like_headings(tmp_path: Path) -> None:

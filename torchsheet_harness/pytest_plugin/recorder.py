@@ -228,9 +228,7 @@ class ResultsRecorder:
         self.summary += timings.slow_blocks(record.call_seconds, record.docs)
         if expect_gpu:
             outcomes = Counter(
-                block.get("outcome")
-                for page in pages.values()
-                for block in page["blocks"].values()
+                block.get("outcome") for page in pages.values() for block in page["blocks"].values()
             )
             if (why := gpu_run_refusal(found, outcomes)) is not None:
                 self.summary.append(f"torchsheet GPU run refused: {why}")
