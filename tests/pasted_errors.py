@@ -6,6 +6,7 @@ found in the page source: the doctest's exception (from its class through the li
 the message) or the output line that holds it, as one line. Each form rewrites it as a reader's
 paste would differ: :func:`other_run`, :func:`cut_short`, :func:`in_traceback`; an alias
 (``% alias: <older wording> | <where printed>`` after the marker) is pasted with the class.
+Also :data:`REAL_LINES`: lines as readers paste them, from torch's messages, older ones too.
 """
 
 from __future__ import annotations
@@ -37,6 +38,83 @@ FRAMES = (
     '  File "/home/user/train.py", line 37, in main\n'
     "    loss = train_step(model, batch)\n"
 )
+SITE = "/home/user/venv/lib/python3.11/site-packages"
+#: Lines readers paste, from torch's messages (and older versions'), and the page answering.
+REAL_LINES = {
+    "RuntimeError: Expected all tensors to be on the same device, but found at least two "
+    "devices, cuda:0 and cpu! (when checking argument for argument mat1 in method "
+    "wrapper_CUDA_addmm)": "troubleshooting/modules",
+    "RuntimeError: Expected all tensors to be on the same device, but got mat1 is on cpu, "
+    "different from other tensors on cuda:0 (when checking argument in method "
+    "wrapper_CUDA_addmm)": "troubleshooting/modules",
+    "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 20.00 MiB. GPU 0 has a total "
+    "capacity of 79.14 GiB of which 6.75 MiB is free. Including non-PyTorch memory, this "
+    "process has 79.13 GiB memory in use.": "troubleshooting/memory",
+    "RuntimeError: CUDA out of memory. Tried to allocate 20.00 MiB (GPU 0; 79.14 GiB total "
+    "capacity; 78.21 GiB already allocated; 6.75 MiB free; 78.50 GiB reserved in total by "
+    "PyTorch)": "troubleshooting/memory",
+    "/home/user/train.py:61: UserWarning: Detected call of `lr_scheduler.step()` before "
+    "`optimizer.step()`. In PyTorch 1.1.0 and later, you should call them in the opposite "
+    "order: `optimizer.step()` before `lr_scheduler.step()`.  Failure to do this will result in "
+    "PyTorch skipping the first value of the learning rate schedule. See more details at "
+    "https://pytorch.org/docs/stable/optim.html#how-to-adjust-learning-rate\n"
+    "  scheduler.step()": "troubleshooting/numerics",
+    "RuntimeError: expected scalar type Long but found Float": "troubleshooting/losses",
+    "train.py: error: unrecognized arguments: --local-rank=0": "troubleshooting/distributed",
+    "RuntimeError: mat1 and mat2 shapes cannot be multiplied (64x2048 and 512x10)": (
+        "troubleshooting/modules"
+    ),
+    "RuntimeError: Error(s) in loading state_dict for ResNet:\n\tMissing key(s) in state_dict: "
+    '"conv1.weight", "bn1.weight".\n\tUnexpected key(s) in state_dict: "module.conv1.weight", '
+    '"module.bn1.weight".': "troubleshooting/saving",
+    "_pickle.UnpicklingError: Weights only load failed. This file can still be loaded, to do so "
+    "you have two options, do those steps only if you trust the source of the checkpoint.": (
+        "troubleshooting/saving"
+    ),
+    "WeightsUnpickler error: Unsupported global: GLOBAL models.resnet.ResNet was not an allowed "
+    "global by default. Please use `torch.serialization.add_safe_globals([models.resnet.ResNet])"
+    "` or the `torch.serialization.safe_globals([models.resnet.ResNet])` context manager to "
+    "allowlist this global if you trust this class/function.": "troubleshooting/saving",
+    "RuntimeError: one of the variables needed for gradient computation has been modified by an "
+    "inplace operation: [torch.cuda.FloatTensor [256, 512]], which is output 0 of "
+    "ReluBackward0, is at version 3; expected version 2 instead. Hint: enable anomaly detection "
+    "to find the operation that failed to compute its gradient, with "
+    "torch.autograd.set_detect_anomaly(True).": "troubleshooting/autograd",
+    "RuntimeError: Function 'LogSoftmaxBackward0' returned nan values in its 0th output.": (
+        "troubleshooting/numerics"
+    ),
+    "RuntimeError: stack expects each tensor to be equal size, but got [3, 224, 224] at entry 0 "
+    "and [3, 256, 256] at entry 3": "troubleshooting/data",
+    "RuntimeError: Expected to have finished reduction in the prior iteration before starting a "
+    "new one. This error indicates that your module has parameters that were not used in "
+    "producing loss. You can enable unused parameter detection by passing the keyword argument "
+    "`find_unused_parameters=True` to `torch.nn.parallel.DistributedDataParallel`, and by \n"
+    "making sure all `forward` function outputs participate in calculating loss.": (
+        "troubleshooting/distributed"
+    ),
+    # A whole traceback (torch 2.13's line numbers): the worker's own one follows the message.
+    "Traceback (most recent call last):\n"
+    '  File "/home/user/train.py", line 58, in <module>\n'
+    "    for images, labels in loader:\n"
+    f'  File "{SITE}/torch/utils/data/dataloader.py", line 725, in __next__\n'
+    "    data = self._next_data()\n"
+    "           ^^^^^^^^^^^^^^^^^\n"
+    f'  File "{SITE}/torch/utils/data/dataloader.py", line 1529, in _next_data\n'
+    "    return self._process_data(data, worker_id)\n"
+    f'  File "{SITE}/torch/utils/data/dataloader.py", line 1567, in _process_data\n'
+    "    data.reraise()\n"
+    f'  File "{SITE}/torch/_utils.py", line 794, in reraise\n'
+    "    raise exception\n"
+    "KeyError: Caught KeyError in DataLoader worker process 0.\n"
+    "Original Traceback (most recent call last):\n"
+    f'  File "{SITE}/torch/utils/data/_utils/worker.py", line 374, in _worker_loop\n'
+    "    data = fetcher.fetch(index)  # type: ignore[possibly-undefined]\n"
+    f'  File "{SITE}/torch/utils/data/_utils/fetch.py", line 54, in fetch\n'
+    "    data = [self.dataset[idx] for idx in possibly_batched_index]\n"
+    '  File "/home/user/train.py", line 31, in __getitem__\n'
+    "    label = self.labels[name]\n"
+    "KeyError: 'cat_0042.jpg'\n": "troubleshooting/data",
+}
 
 
 @dataclass(frozen=True)
