@@ -15,7 +15,7 @@
   // the lines come run together: by spaces (a paste), or with nothing between them (a script
   // that sets the box's value), so the class may follow a word of the last code line.
   const HEADER = /(Original )?Traceback \(most recent call last\):/g;
-  const EXCEPTION = /[A-Z][A-Za-z0-9]*(Error|Exception|Warning):/;
+  const EXCEPTION = /([A-Z][A-Za-z0-9]*)?(Error|Exception|Warning):/;
   const exceptionLine = (query) => {
     const opening = [...query.matchAll(HEADER)].filter((header) => !header[1]).pop();
     if (opening === undefined) return query;
