@@ -11,9 +11,9 @@
   ``% quickref:`` and ``% pitfall:`` on the pages.
 - :mod:`.errors_index` (with :mod:`.error_markers`): ``{errors}``, every message a block marked
   ``% error:`` or ``% warning:`` shows torch raising, sorted, linked to its section.
-- :mod:`.search_terms`: the search leaves out query words that start with a digit (a pasted
-  message's own sizes), as it leaves out numbers; :mod:`.search_ranking`: it ranks a page by
-  all the query words it holds (summed), not its best one.
+- :mod:`.search` (with ``search.js``): the search finds an error's entry from a pasted line or
+  traceback: it lists the pages that hold any query word, ranked by the words they hold, rarer
+  words weighing more, and leaves out words that start with a digit (a pasted message's sizes).
 - :mod:`.copy_text`: the copy button's text also pastes at the classic ``python`` prompt.
 - :mod:`.environments`: ``{verified-environments}``, the torch matrix (``torchsheet_matrix``)
   and when each environment's run verified the pages.
@@ -38,8 +38,7 @@ from . import (
     overview,
     quick_reference,
     run_times,
-    search_ranking,
-    search_terms,
+    search,
     status,
 )
 
@@ -78,6 +77,5 @@ def setup(app: Sphinx) -> dict[str, Any]:
     app.connect("html-page-context", overview.add_meta_description)
     quick_reference.register(app, no_html)
     errors_index.register(app, no_html)
-    search_terms.register(app)
-    search_ranking.register(app)
+    search.register(app)
     return {"version": "1", "parallel_read_safe": True, "parallel_write_safe": True}
