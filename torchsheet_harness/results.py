@@ -159,7 +159,7 @@ def merge_page(previous: PageEntry | None, new: PageEntry) -> PageEntry:
     for line, entry in previous.get("blocks", {}).items():
         if "outcome" not in blocks.get(line, {}) and "outcome" in entry:
             blocks[line] = entry
-    merged = PageEntry(**{**previous, **new}, blocks=blocks)
+    merged = PageEntry(**{**previous, **new, "blocks": blocks})
     if "reuse" not in new:  # a partial run: the blocks no longer all ran with one set of inputs
         merged.pop("reuse", None)
     return merged
