@@ -1,0 +1,188 @@
+"""A quick-reference excerpt: the lines of a block a ``% quickref:`` marker takes, and whether
+they run as the sheet shows them.
+
+:func:`excerpt_lines` picks the statements (``| 2, 4-5``: the statements starting on those
+lines of the block, 1 being its first line; no spec: every statement but the imports); a short
+one-line ``>>>`` output follows its statement as ``# → output``. The sheet shows the lines on
+their own, so :func:`excerpt_problem` asks that they read as a program:
+
+- they compile as shown: no body without its header, no header without its body, no half of a
+  statement;
+- every name they use is a builtin, bound by the excerpt itself, or bound on the page before
+  it, in the block or an earlier executed one, by an assignment, an import, a ``def`` or a
+  ``class``: the context a reader finds by the sheet's link. A name bound there only by a
+  ``for``, ``with`` or ``except`` header belongs to the lines under that header, so an excerpt
+  that uses it without the header is refused too.
+
+Scopes are read loosely (a name bound anywhere in the excerpt counts as bound), so the check
+can miss a fault but does not invent one. Pure: no Sybil, Sphinx or pytest.
+"""
+
+from __future__ import annotations
+
+import ast
+import builtins
+import doctest
+import re
+from collections.abc import Iterable
+
+#: A one-line output up to this long is shown after its statement as ``# → output``.
+SHORT_OUTPUT = 44
+_IMPORT = re.compile(r"^(import|from)\s+\S+")
+#: Names every module has, besides the builtins.
+_MODULE_NAMES = {"__file__", "__doc__", "__name__", "__spec__"}
+
+
+class ExcerptError(ValueError):
+    """A lines spec the block cannot honour (the message says why, without a place)."""
+
+
+def python_source(code: str) -> str:
+    """The Python a block runs: its ``>>>`` statements, or the code itself."""
+    if code.lstrip().startswith(">>>"):
+        return "".join(example.source for example in doctest.DocTestParser().get_examples(code))
+    return code
+
+
+def statements(code: str) -> list[tuple[int, list[str]]]:
+    """(first line, lines) of each statement of a block, numbered from 1, prompts removed."""
+    if code.lstrip().startswith(">>>"):
+        found = []
+        for example in doctest.DocTestParser().get_examples(code):
+            lines = example.source.rstrip("\n").splitlines()
+            want = example.want.rstrip("\n")
+            if len(lines) == 1 and want and "\n" not in want and len(want) <= SHORT_OUTPUT:
+                lines = [f"{lines[0]}  # → {want}"]
+            found.append((example.lineno + 1, lines))
+        return found
+    return [(n, [line]) for n, line in enumerate(code.splitlines(), 1) if line.strip()]
+
+
+def excerpt_lines(code: str, spec: str | None) -> tuple[str, ...]:
+    """The lines ``spec`` ('2, 4-5') names in ``code``, or every statement but the imports;
+    ExcerptError when the spec is malformed or names a line no statement starts on."""
+    found = statements(code)
+    if not spec:
+        return tuple(line for _, lines in found if not _IMPORT.match(lines[0]) for line in lines)
+    by_line = dict(found)
+    chosen: list[str] = []
+    for part in spec.split(","):
+        bounds = part.split("-")
+        if not all(b.strip().isdigit() for b in bounds) or len(bounds) > 2:
+            raise ExcerptError(f"quickref lines {spec!r}: write them as '2, 4-5'")
+        first, last = int(bounds[0]), int(bounds[-1])
+        for number in range(first, last + 1):
+            if number in by_line:
+                chosen += by_line[number]
+            elif first == last:
+                raise ExcerptError(
+                    f"line {number} of the block is not the start of a statement; "
+                    f"statements start on lines {', '.join(map(str, by_line)) or 'none'}"
+                )
+    if not chosen:
+        raise ExcerptError(f"quickref lines {spec!r} name no statement of the block")
+    return tuple(chosen)
+
+
+def _targets(node: ast.AST) -> set[str]:
+    """The names an assignment target binds (``a``, ``a, (b, *c)``; not ``a.b`` or ``a[0]``)."""
+    if isinstance(node, ast.Name):
+        return {node.id}
+    if isinstance(node, ast.Starred):
+        return _targets(node.value)
+    if isinstance(node, ast.Tuple | ast.List):
+        return {name for element in node.elts for name in _targets(element)}
+    return set()
+
+
+def module_bindings(source: str) -> tuple[set[str], dict[str, str]]:
+    """(names bound at module level by a plain statement, names bound there only by a header →
+    that header's line) of ``source``; nothing for code that does not parse."""
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return set(), {}
+    lines = source.splitlines()
+    plain: set[str] = set()
+    headers: dict[str, str] = {}
+    pending = list(tree.body)
+    while pending:
+        statement = pending.pop(0)
+        header_names: set[str] = set()
+        if isinstance(statement, ast.Assign):
+            plain |= {name for target in statement.targets for name in _targets(target)}
+        elif isinstance(statement, ast.AugAssign | ast.AnnAssign):
+            plain |= _targets(statement.target)
+        elif isinstance(statement, ast.Import | ast.ImportFrom):
+            plain |= {(alias.asname or alias.name).split(".")[0] for alias in statement.names}
+        elif isinstance(statement, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            plain.add(statement.name)
+            continue  # its body is another scope
+        elif isinstance(statement, ast.For | ast.AsyncFor):
+            header_names = _targets(statement.target)
+        elif isinstance(statement, ast.With | ast.AsyncWith):
+            header_names = {
+                name for item in statement.items if item.optional_vars is not None
+                for name in _targets(item.optional_vars)
+            }  # fmt: skip
+        elif isinstance(statement, ast.Try):
+            header_names = {handler.name for handler in statement.handlers if handler.name}
+            pending += [s for handler in statement.handlers for s in handler.body]
+        plain |= {n.target.id for n in ast.walk(statement) if isinstance(n, ast.NamedExpr)}
+        for name in header_names:
+            headers.setdefault(name, lines[statement.lineno - 1].strip())
+        for field in ("body", "orelse", "finalbody"):
+            pending += getattr(statement, field, [])
+    return plain, {name: line for name, line in headers.items() if name not in plain}
+
+
+def _used_and_bound(tree: ast.AST) -> tuple[set[str], set[str]]:
+    """(names read, names bound) anywhere in ``tree``, every scope together."""
+    used, bound = set(), set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name):
+            (used if isinstance(node.ctx, ast.Load) else bound).add(node.id)
+        elif isinstance(node, ast.arg):
+            bound.add(node.arg)
+        elif isinstance(node, ast.alias):
+            bound.add((node.asname or node.name).split(".")[0])
+        elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            bound.add(node.name)
+        elif isinstance(node, ast.ExceptHandler) and node.name:
+            bound.add(node.name)
+    return used, bound
+
+
+def excerpt_problem(lines: Iterable[str], context: Iterable[str]) -> str | None:
+    """Why ``lines`` do not run as shown, given the Python of the page up to their block
+    (``context``, in page order); None when they do."""
+    lines = list(lines)
+    text = "\n".join(lines) + "\n"
+    try:
+        compile(text, "<excerpt>", "exec", dont_inherit=True)
+    except SyntaxError as error:
+        number = error.lineno or 1
+        shown = lines[number - 1].rstrip() if number <= len(lines) else ""
+        return (
+            f"the excerpt does not compile as shown (its line {number}, {shown!r}: {error.msg}); "
+            "take a header with its body, or lines that stand alone"
+        )
+    used, bound = _used_and_bound(ast.parse(text))
+    known, headers = set(dir(builtins)) | _MODULE_NAMES | bound, {}
+    for source in context:
+        plain, only_in_headers = module_bindings(source)
+        known |= plain
+        headers.update(only_in_headers)
+    missing = sorted(used - known)
+    problems = [
+        f"the excerpt uses {name!r}, which only the header {headers[name]!r} binds: take that "
+        "header and its body"
+        for name in missing
+        if name in headers
+    ]
+    if undefined := [name for name in missing if name not in headers]:
+        problems.append(
+            f"the excerpt uses {', '.join(map(repr, undefined))}, which neither the excerpt nor "
+            "the page before it defines (by an assignment, an import, a def or a class)"
+        )
+    return "; ".join(problems) or None
