@@ -7,28 +7,30 @@ One file per environment (torch version, CPU or CUDA device, Python), named by
 :func:`environment_key`, e.g. ``torch-2.13.0+cpu-cpu-py3.11.json``. Format (``SCHEMA``,
 checked on read and on write; a file of another schema counts as none)::
 
-    {"schema": 2,
+    {"schema": 3,
      "environment": {"key": ..., "torch": "2.13.0+cpu", "cuda": null, "device": "CPU",
                      "gpus": 0, "python": "3.11.7"},
      "last_run": {"args": [...], "finished": "2026-01-01 12:00 UTC"},
-     "pages": {"tensors/creating.md": {"sha256": ..., "finished": ..., "errors": 0,
-               "reuse": {...},
-               "blocks": {"12": {"outcome": "passed", "seconds": 0.41},
-                          "40": {"outcome": "skipped", "reason": "needs CUDA, found 0 CUDA GPUs",
-                                 "requires": "CUDA"}}}},
-     "tests": {"tests/harness/test_html.py::test_build": 11.2},
-     "test_files": {"tests/sheet/test_multinode.py": {"finished": ..., "outcome": "passed",
-                                                "reuse": {...}}}}
+     "pages": {"tensors/creating.md": {"sha256": ..., "reuse": "<digest>", "finished": ...,
+               "errors": 0,
+               "blocks": {"12": {"end": 20, "outcome": "passed", "seconds": 0.41},
+                          "40": {"end": 44, "requires": {"gpus": 1, "torchrun": 0,
+                                                         "slurm": false},
+                                 "outcome": "skipped", "reason": "needs CUDA, found 0 CUDA GPUs"},
+                          "50": {"end": 53, "not_run": "a shell command", "outcome": "skipped",
+                                 "reason": "not run: a shell command"},
+                          "60": {"end": 66}}}},
+     "test_files": {"tests/sheet/test_multinode.py": {"reuse": "<digest>", "finished": ...}}}
 
-``seconds``: what a block's examples took (setup, call and teardown summed); ``tests``: the same
-per harness test, which are no blocks; both feed the xdist schedule. ``reuse``: what the page's
-recorded pass depends on, written only by a run that ran the page whole
-(:mod:`.reuse_key`; ``--torchsheet-reuse`` compares it). ``test_files``: the last run of each
-sheet-side test file, and what it read (:mod:`.pytest_plugin.file_reads`).
-
-A block (keyed by the line of its opening fence) is recorded only when every example of it ran,
-so a run that selects part of a page (``-k``, ``-m gpu``) records the blocks it ran and no
-others; a later run of the same environment on the same page source adds to them.
+Every block the page runs or exempts has an entry, keyed by its first line (its opening fence),
+with ``end``, its last line; ``outcome`` only when this run ran it whole (a run of part of a
+page: ``-k``, ``-m gpu``). ``requires`` is the block's requirement as data
+(``Requirement(**requires)``; absent for a CPU block). ``seconds``: what a block's examples
+took (setup, call and teardown summed); they feed the xdist schedule. ``reuse``: what the page's
+recorded pass depends on, written only by a run that ran the page whole (:mod:`.reuse_key`;
+``--torchsheet-reuse`` compares it). ``test_files``: the last pass of each sheet-side test file
+(:mod:`.pytest_plugin.file_reads`). A later run of the same environment on the same page source
+adds its blocks' outcomes to the page's entry.
 
 Where a run writes and what the docs build reads: :mod:`.results_paths`.
 
@@ -47,7 +49,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypedDict
 
-SCHEMA = 2
+SCHEMA = 3
 OUTCOMES = ("failed", "errors", "skipped", "passed")  # worst first
 
 
@@ -62,20 +64,29 @@ class Environment(TypedDict, total=False):
     python: str
 
 
+class Requires(TypedDict):
+    """What a block needs, as :class:`~.pages.requirements.Requirement`'s fields."""
+
+    gpus: int
+    torchrun: int
+    slurm: bool
+
+
 class BlockEntry(TypedDict, total=False):
-    outcome: str  # one of OUTCOMES
+    end: int  # the block's last line (its closing fence)
+    outcome: str  # one of OUTCOMES; absent: this run did not run the block
     reason: str  # why it was skipped
-    requires: str  # the requirement label ('CUDA', '2 GPUs'), for a block gated on hardware
-    not_run: bool  # exempted with '% not-run:'
+    requires: Requires  # for a block gated on hardware or a launcher
+    not_run: str  # the reason of its '% not-run:' exemption
     seconds: float  # the block's examples, setup to teardown
 
 
 class PageEntry(TypedDict, total=False):
     sha256: str | None  # of the page source that ran
+    reuse: str  # one digest of what a whole-page pass depends on (:mod:`.reuse_key`)
     finished: str
     errors: int  # collection errors: the page could not be turned into examples
-    blocks: dict[str, BlockEntry]  # the line of the block's opening fence -> its result
-    reuse: dict[str, Any]  # the inputs of a whole-page run (:mod:`.reuse_key`)
+    blocks: dict[str, BlockEntry]  # the line of the block's opening fence -> its entry
 
 
 class _Required(TypedDict):
@@ -86,8 +97,7 @@ class _Required(TypedDict):
 
 
 class Results(_Required, total=False):
-    tests: dict[str, float]  # harness test node id -> seconds
-    test_files: dict[str, dict[str, Any]]  # sheet test file -> its pass (``.file_reads``)
+    test_files: dict[str, dict[str, Any]]  # sheet test file -> {"reuse", "finished"}
 
 
 @dataclass(frozen=True)
