@@ -1,19 +1,18 @@
-"""What the status line says, from the recorded runs: pure functions over the results files.
+"""What the status line says, from the recorded runs: pure functions over the page views.
 
 :func:`status_of` words the verdicts of :mod:`.verdicts` for one page or a section ("Verified
 with torch 2.13.0 and 2.14.1 on CPU (42 blocks), and on NVIDIA H200 ..."); :mod:`.status` puts
-the line on the page.
+the line on the page. :func:`unverified_reason` says why a block an index lists is not verified.
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from pathlib import Path
 
 from .. import results
 from ..pages.requirements import Requirement
-from ..results import Environment, Results
+from ..results import Environment
 from . import verdicts
 from .verdicts import PageView
 
@@ -32,18 +31,16 @@ def _plural(count: int, word: str) -> str:
     return f"{count} {word}{'' if count == 1 else 's'}"
 
 
-def _lacked(needs: dict[str, int]) -> str:
-    """'17 need a CUDA GPU, 1 needs 2 GPUs (2 processes, torchrun)' from badge labels."""
-    parts = []
-    for label, count in needs.items():
-        requirement = Requirement.from_label(label)
-        words = requirement.in_words if requirement is not None else label
-        parts.append(f"{count} {'needs' if count == 1 else 'need'} {words}")
-    return ", ".join(parts)
+def _lacked(needs: dict[Requirement, int]) -> str:
+    """'17 need a CUDA GPU, 1 needs 2 GPUs (2 processes, torchrun)'."""
+    return ", ".join(
+        f"{count} {'needs' if count == 1 else 'need'} {requirement.in_words}"
+        for requirement, count in needs.items()
+    )
 
 
-def _sum(counts: list[dict[str, int]]) -> dict[str, int]:
-    total: dict[str, int] = {}
+def _sum(counts: list[dict]) -> dict:
+    total: dict = {}
     for count in counts:
         for key, value in count.items():
             total[key] = total.get(key, 0) + value
@@ -98,11 +95,9 @@ def _version_order(environment: Environment) -> tuple:
 
 
 def _label(view: PageView, line: int) -> str:
-    """The requirement label a block's entries carry ('' for a CPU block)."""
-    for entry in view.outcomes(line).values():
-        if entry.get("requires"):
-            return entry["requires"]
-    return ""
+    """The requirement label of a block ('' for a CPU block)."""
+    requirement = view.requirement(line)
+    return requirement.label if requirement is not None else ""
 
 
 def _blocks(count: int, gated: dict[str, int]) -> str:
@@ -192,23 +187,24 @@ def status_of(views: list[PageView], pages_without_result: int = 0) -> Status:
     return Status(state, text, detail, counts)
 
 
-def page_status_of(found: list[Results], page: str, source: Path) -> Status:
-    """The status of page ``page`` (its path under docs/, e.g. 'tensors/creating.md')."""
-    return status_of([view_of(found, page, source)])
-
-
-def view_of(found: list[Results], page: str, source: Path) -> PageView:
-    return verdicts.page_view(
-        found, page, results.page_digest(source), verdicts.runnable_lines(source)
-    )
-
-
-def section_status_of(found: list[Results], pages: dict[str, Path]) -> Status | None:
-    """The summed status of ``pages`` (page → source); None when there are none."""
-    if not pages:
+def section_status(views: list[PageView]) -> Status | None:
+    """The summed status of a section's pages (one view each); None when there are none."""
+    if not views:
         return None
-    views = [view_of(found, page, source) for page, source in pages.items()]
     fresh = [view for view in views if view.environments]
     if not fresh:
-        return status_of([], pages_without_result=len(pages))
-    return status_of(fresh, pages_without_result=len(pages) - len(fresh))
+        return status_of([], pages_without_result=len(views))
+    return status_of(fresh, pages_without_result=len(views) - len(fresh))
+
+
+def unverified_reason(view: PageView, line: int) -> str | None:
+    """Why block ``line`` does not count as verified, or None: verified means a recorded run
+    of the page as it is now passed it, and no run failed it (the badges' verdicts)."""
+    if not view.environments:
+        return status_of([view]).text
+    verdict = verdicts.block_verdict(view, line)
+    if verdict is not None and verdict[0] != "verified":
+        return verdict[1]
+    if line not in view.verified():
+        return "Not verified: no recorded run of this page ran this block."
+    return None
