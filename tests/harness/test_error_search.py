@@ -21,7 +21,7 @@ import pytest
 from built_site import DOCS
 from test_browser import base_url, browser, site, wait_for  # noqa: F401 (fixtures)
 
-from torchsheet_harness.sphinx_ext.error_markers import MARKER
+from torchsheet_harness.pages.markers import parse_marker
 
 SEARCH_LOG = DOCS / "_build" / "error-search.txt"
 #: A number that does not end a word ("mat1", "FP16", "LogBackward0" stay as they are).
@@ -37,8 +37,9 @@ def markers() -> list[tuple[str, int, str]]:
         if "_build" in page.parts:
             continue
         for number, line in enumerate(page.read_text(encoding="utf-8").splitlines(), 1):
-            if line.startswith("% ") and (match := MARKER.fullmatch(line[2:].strip())):
-                found.append((page.relative_to(DOCS).as_posix(), number, match["message"]))
+            marker = parse_marker(line, number) if line.startswith("% ") else None
+            if marker is not None and marker.kind in ("error", "warning"):
+                found.append((page.relative_to(DOCS).as_posix(), number, marker.text))
     return found
 
 
@@ -50,8 +51,8 @@ def pasted(message: str) -> str:
 def shown_in_index(built: Path, page: str, message: str) -> str:
     """The index's text for the entry (its class, then the message)."""
     index = (built / "troubleshooting" / "errors.html").read_text(encoding="utf-8")
-    for cell in re.findall(r'<td class="ts-error-message"><code>(.*?)</code>', index):
-        text = html.unescape(cell)
+    for cell in re.findall(r'<td class="ts-error-message"><p><code[^>]*>(.*?)</code>', index):
+        text = html.unescape(re.sub(r"<[^>]+>", "", cell))
         if text.endswith(message):
             return text
     pytest.fail(f"{page}: {message!r} is not in the errors index")

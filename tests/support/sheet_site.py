@@ -18,7 +18,10 @@ from sphinx.testing.util import SphinxTestApp
 
 from torchsheet_harness.results import Environment, environment_key, page_digest
 
-CONF = "extensions = ['myst_parser', 'torchsheet_harness.sphinx_ext']\ntorchsheet_results = 'results'\n"
+CONF = """\
+extensions = ['myst_parser', 'torchsheet_harness.sphinx_ext']
+torchsheet_results = 'results'
+"""
 CPU_213 = Environment(torch="2.13.0+cpu", cuda=None, device="CPU", gpus=0, python="3.11.7")
 CPU_214 = Environment(torch="2.14.1", cuda="13.0", device="CPU", gpus=0, python="3.11.7")
 H200 = Environment(torch="2.11.0+cu130", cuda="13.0", device="NVIDIA H200", gpus=1, python="3.12.3")
