@@ -22,6 +22,7 @@ from ..matrix import release, version_key
 from ..results import Results
 from . import store
 from .rendering import cell, placeholder, table
+from .verdicts import join, plural
 
 COLUMNS = ("torch", "device", "Python", "last run", "pages", "blocks passed")
 
@@ -95,24 +96,19 @@ def rows(recorded: list[Results], docs: Path) -> list[Row]:
     return sorted(found, key=lambda row: (version_key(row.release), row.finished), reverse=True)
 
 
-def _plural(count: int, word: str) -> str:
-    return f"{count} {word}{'' if count == 1 else 's'}"
-
-
 def matrix_sentence(matrix: tuple[str, ...], found: list[Row]) -> str:
     """'The matrix: torch 2.13.0, 2.14.1 and 2.15.0 (the newest). Verified in this build: ...'"""
     if not matrix:
         return ""
     ordered = sorted(matrix, key=version_key)
-    names = ", ".join(ordered[:-1]) + f" and {ordered[-1]}" if len(ordered) > 1 else ordered[0]
-    parts = [f"The test matrix (noxfile.py): torch {names}; the newest is {ordered[-1]}."]
+    parts = [f"The test matrix (noxfile.py): torch {join(ordered)}; the newest is {ordered[-1]}."]
     for version in reversed(ordered):
         runs = [row for row in found if row.cpu and row.release == version and row.pages]
         if runs:
             latest = max(runs, key=lambda row: row.finished)
             parts.append(
                 f"torch {version}: verified on CPU, last run {latest.finished} "
-                f"({_plural(latest.pages, 'page')}, {_plural(latest.passed, 'block')} passed)."
+                f"({plural(latest.pages, 'page')}, {plural(latest.passed, 'block')} passed)."
             )
         else:
             parts.append(f"torch {version}: no run of it in this build's results.")

@@ -29,7 +29,8 @@ def block_of(node: nodes.literal_block) -> nodes.Element:
 
 def markers_above(block: nodes.Element, line: int) -> tuple[Marker, ...]:
     """The markers in the comment right before ``block``, whose fence is on ``line``."""
-    comment = block.previous_sibling()
+    at = block.parent.index(block)
+    comment = block.parent[at - 1] if at else None
     if not isinstance(comment, nodes.comment):
         return ()
     lines = comment.astext().splitlines()

@@ -8,13 +8,14 @@ the line on the page. :func:`unverified_reason` says why a block an index lists 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from collections import Counter
+from dataclasses import dataclass
 
 from .. import results
 from ..pages.requirements import Requirement
 from ..results import Environment
 from . import verdicts
-from .verdicts import PageView
+from .verdicts import PageView, plural
 
 
 @dataclass
@@ -24,11 +25,6 @@ class Status:
     state: str
     text: str
     detail: str = ""
-    counts: dict[str, int] = field(default_factory=dict)
-
-
-def _plural(count: int, word: str) -> str:
-    return f"{count} {word}{'' if count == 1 else 's'}"
 
 
 def _lacked(needs: dict[Requirement, int]) -> str:
@@ -37,14 +33,6 @@ def _lacked(needs: dict[Requirement, int]) -> str:
         f"{count} {'needs' if count == 1 else 'need'} {requirement.in_words}"
         for requirement, count in needs.items()
     )
-
-
-def _sum(counts: list[dict]) -> dict:
-    total: dict = {}
-    for count in counts:
-        for key, value in count.items():
-            total[key] = total.get(key, 0) + value
-    return total
 
 
 def _verified_where(views: list[PageView]) -> str:
@@ -58,10 +46,9 @@ def _verified_where(views: list[PageView]) -> str:
         for key in view.environments:
             lines = view.verified(key)
             passed[key] = passed.get(key, 0) + len(lines)
-            for line in lines:
-                label = _label(view, line)
-                if label:
-                    gated.setdefault(key, {})[label] = gated.get(key, {}).get(label, 0) + 1
+            for requirement in filter(None, map(view.requirement, lines)):
+                count = gated.setdefault(key, {})
+                count[requirement.label] = count.get(requirement.label, 0) + 1
     groups: dict[str, list[str]] = {}
     for key in sorted(passed, key=lambda k: _version_order(environments[k])):
         if passed[key]:
@@ -94,20 +81,14 @@ def _version_order(environment: Environment) -> tuple:
     return (environment.get("gpus", 0), tuple(int(n) for n in numbers))
 
 
-def _label(view: PageView, line: int) -> str:
-    """The requirement label of a block ('' for a CPU block)."""
-    requirement = view.requirement(line)
-    return requirement.label if requirement is not None else ""
-
-
 def _blocks(count: int, gated: dict[str, int]) -> str:
     """'42 blocks', '7 CUDA blocks', '49 blocks, 7 of them CUDA'."""
     if len(gated) == 1 and sum(gated.values()) == count:
-        return _plural(count, f"{next(iter(gated))} block")
+        return plural(count, f"{next(iter(gated))} block")
     if gated:
         of_them = ", ".join(f"{n} {label}" for label, n in gated.items())
-        return f"{_plural(count, 'block')}, {sum(gated.values())} of them {of_them}"
-    return _plural(count, "block")
+        return f"{plural(count, 'block')}, {sum(gated.values())} of them {of_them}"
+    return plural(count, "block")
 
 
 def status_of(views: list[PageView], pages_without_result: int = 0) -> Status:
@@ -134,7 +115,6 @@ def status_of(views: list[PageView], pages_without_result: int = 0) -> Status:
     passed = sum(len(view.verified()) for view in fresh)
     failing = [(view, line) for view in fresh for line in view.failing()]
     errors = [(view, key) for view in fresh for key in view.errors]
-    counts = {"passed": passed, "failed": len(failing), "errors": len(errors)}
     if failing or errors:
         bad_keys = sorted(
             {key for view, line in failing for key in view.where(line, *verdicts.BAD)}
@@ -143,7 +123,7 @@ def status_of(views: list[PageView], pages_without_result: int = 0) -> Status:
         where = verdicts.describe_keys(environments, bad_keys)
         text = f"Failing with {where}: "
         if failing:
-            text += f"{len(failing)} of {_plural(blocks, 'block')} failed"
+            text += f"{len(failing)} of {plural(blocks, 'block')} failed"
             if len(fresh) == 1:
                 text += f" (line {verdicts.join([str(line) for _, line in failing])})"
             elsewhere = sorted(
@@ -152,9 +132,9 @@ def status_of(views: list[PageView], pages_without_result: int = 0) -> Status:
             if elsewhere:
                 text += f", passing with {verdicts.describe_keys(environments, elsewhere)}"
         if errors:
-            text += ("; " if failing else "") + f"{_plural(len(errors), 'page')} did not collect"
-        return Status("failed", text + ".", detail, counts)
-    needs = _sum([view.lacking() for view in fresh])
+            text += ("; " if failing else "") + f"{plural(len(errors), 'page')} did not collect"
+        return Status("failed", text + ".", detail)
+    needs = sum((Counter(view.lacking()) for view in fresh), Counter())
     not_run = sum(len(view.not_run()) for view in fresh)
     unrecorded = sum(len(view.unrecorded()) for view in fresh)
     machine = "the test machine lacked" if single else "no test machine had"
@@ -168,12 +148,11 @@ def status_of(views: list[PageView], pages_without_result: int = 0) -> Status:
             "Not verified: no block of this page ran in the recorded test runs"
             + (f"; {lacked}." if lacked else "."),
             detail,
-            counts,
         )
     state, lead = ("partial", "Partly verified") if unrecorded else ("verified", "Verified")
     text = f"{lead} {_verified_where(fresh)}"
     if len(views) > 1:
-        text += f" on {_plural(len(fresh), 'page')}"
+        text += f" on {plural(len(fresh), 'page')}"
     extras = []
     if needs:
         extras.append(f"{_lacked(needs)}, which {machine}")
@@ -182,9 +161,9 @@ def status_of(views: list[PageView], pages_without_result: int = 0) -> Status:
     if not_run:
         extras.append(f"{not_run} shown but not run")
     if pages_without_result:
-        extras.append(f"{_plural(pages_without_result, 'page')} not verified in this build")
+        extras.append(f"{plural(pages_without_result, 'page')} not verified in this build")
     text += ("; " + "; ".join(extras) if extras else "") + "."
-    return Status(state, text, detail, counts)
+    return Status(state, text, detail)
 
 
 def section_status(views: list[PageView]) -> Status | None:

@@ -102,6 +102,10 @@ def page_view(found: list[Results], page: str, digest: str) -> PageView:
 # Words
 
 
+def plural(count: int, word: str) -> str:
+    return f"{count} {word}{'' if count == 1 else 's'}"
+
+
 def join(words: list[str]) -> str:
     """'a', 'a and b', 'a, b and c'."""
     return ", ".join(words[:-1]) + " and " + words[-1] if len(words) > 1 else "".join(words)
