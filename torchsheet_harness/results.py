@@ -30,12 +30,9 @@ took (setup, call and teardown summed); they feed the xdist schedule. ``reuse``:
 recorded pass depends on, written only by a run that ran the page whole (:mod:`.reuse_key`;
 ``--torchsheet-reuse`` compares it). ``test_files``: the last pass of each sheet-side test file
 (:mod:`.pytest_plugin.file_reads`). A later run of the same environment on the same page source
-adds its blocks' outcomes to the page's entry.
-
-Where a run writes and what the docs build reads: :mod:`.results_paths`.
-
-A page's entry carries the sha256 of the page source that ran (:func:`page_digest`): the build
-drops an entry whose page changed since, so a committed file cannot vouch for an edited page.
+adds its blocks' outcomes to the page's entry. Where a run writes and what the docs build reads:
+:mod:`.results_paths`. The ``sha256`` of the page source that ran (:func:`page_digest`) lets the
+build drop an entry whose page changed since: a committed file cannot vouch for an edited page.
 """
 
 from __future__ import annotations
