@@ -2,7 +2,7 @@
 
 The parser (:mod:`.parser`) runs :func:`page_problems` on each page it parses, so ``pytest
 docs/x.md`` fails on an unchecked block as the full audit (:mod:`..checks.audit`) does; the audit
-and the docs build (:mod:`..sphinx_ext.badges`) report the same problems.
+reports the same problems.
 
 - Sybil only sees what its parsers match; a ```` ```pycon ```` fence, ```` ```python title=x ````,
   ``{testcode}`` or a shell block would otherwise sit on the page untested and silent.
