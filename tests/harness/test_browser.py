@@ -164,7 +164,7 @@ def test_cuda_block_shows_its_badge(browser, base_url: str, site: Path) -> None:
     screenshot(browser, f"{page.stem}.png")
     badge = browser.find_element(
         "xpath", "//div[contains(@class,'ts-requirement')][following-sibling::div["
-        "contains(@class,'needs-cuda')]]//span[@class='ts-badge']"
+        "contains(@class,'needs-cuda')]]//abbr[@class='ts-badge']"
     )  # fmt: skip
     browser.execute_script(
         "arguments[0].scrollIntoView({block: 'center', behavior: 'instant'})", badge

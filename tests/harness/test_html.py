@@ -1,30 +1,25 @@
 """The built site: warning-free, nothing fetched from third parties, badges from declarations.
 
-The site is built once per session with ``sphinx-build -W`` (tests/support/built_site.py);
-the small Sphinx projects below check the extension's behaviour on pages written for the test.
+The real site is built once per session with ``sphinx-build -W`` (tests/support/built_site.py);
+small sites planted in-process (tests/support/sheet_site.py) check the status line and the
+badges against planted results files, and the merged verdicts are checked as pure functions.
 """
 
 from __future__ import annotations
 
+import ast
+import html
 import os
 import re
-import subprocess
-import sys
-import textwrap
 from pathlib import Path
 
 import pytest
 from built_site import build_site, html_blocks, pages
+from sheet_site import CPU_213, CPU_214, CUDA_SKIP, H200, PASSED, build, plant, record
 
+from torchsheet_harness import sphinx_ext
 from torchsheet_harness.pages.requirements import parse_classes
-from torchsheet_harness.results import (
-    Environment,
-    PageEntry,
-    Results,
-    environment_key,
-    page_digest,
-    write_results,
-)
+from torchsheet_harness.results import Environment, Results, environment_key
 from torchsheet_harness.sphinx_ext.status_text import status_of
 from torchsheet_harness.sphinx_ext.verdicts import PageView, block_verdict, page_view
 
@@ -40,9 +35,9 @@ FETCHING_ATTR = re.compile(
 )
 CSS_URL = re.compile(r"url\(\s*['\"]?(?P<url>[^'\")\s]+)|@import\s+['\"](?P<imp>[^'\"]+)")
 BADGE = re.compile(
-    r'<div class="ts-requirement (?P<kinds>[^"]*)" role="note"><span class="ts-badge" '
-    r'title="(?P<title>[^"]*)">(?P<label>[^<]*)</span><span class="ts-how">(?P<how>.*?)</span>'
-    r'</div><div class="(?P<classes>[^"]*)">',
+    r'<div class="ts-requirement (?P<kinds>[^"]*)">\s*<abbr class="ts-badge" '
+    r'title="(?P<title>[^"]*)">(?P<label>[^<]*)</abbr><span class="ts-how">(?P<how>.*?)</span>'
+    r'(?:<span class="ts-result">.*?</span>)?</div>\s*<div class="(?P<classes>[^"]*)">',
     re.DOTALL,
 )
 
@@ -105,7 +100,7 @@ def test_every_page_has_a_title_a_purpose_and_a_status_line(site: Path) -> None:
         name = page.relative_to(site)
         if len(re.findall(r"<h1\b", text)) != 1:
             problems.append(f"{name}: not exactly one title")
-        if '<meta name="description"' not in text:
+        if not re.search(r'<meta content="[^"]+" name="description"', text):
             problems.append(f"{name}: no purpose sentence (meta description)")
         if text.count('class="ts-status ') != 1:
             problems.append(f"{name}: no status line")
@@ -127,10 +122,36 @@ def test_every_requirement_declaration_shows_as_a_badge(site: Path) -> None:
             needs = " ".join(c for c in badge["classes"].split() if c.startswith("needs-"))
             requirement = parse_classes(needs, str(page))
             assert badge["label"] == requirement.label
-            assert badge["title"] == requirement.how_to_run.replace("`", "")
+            assert html.unescape(badge["title"]) == requirement.how_to_run.replace("`", "")
             labels.add(badge["label"])
     assert declared == badged
     assert "CUDA" in labels, "docs/tensors/creating.md has a needs-cuda block"
+
+
+def imported(source: str, package: str = "torchsheet_harness.sphinx_ext") -> list[str]:
+    """Every module (and name) a module of ``package`` imports, absolute."""
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Import):
+            found += [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = package.rsplit(".", node.level - 1)[0] if node.level else ""
+            module = ".".join(filter(None, [base, node.module]))
+            found += [module] + [f"{module}.{alias.name}" for alias in node.names]
+    return found
+
+
+def test_the_site_reads_no_page_itself() -> None:
+    # The extension reads the doctree and the results files; no Sybil, no lexer of pages.
+    lexing = ("sybil", *(f"torchsheet_harness.pages.{m}" for m in ("blocks", "coverage", "parser")))
+    assert "torchsheet_harness.pages.blocks" in imported("from ..pages import blocks")
+    found = [
+        f"{module.name}: {name}"
+        for module in Path(sphinx_ext.__file__).parent.glob("*.py")
+        for name in imported(module.read_text(encoding="utf-8"))
+        if name.startswith(lexing)
+    ]
+    assert found == []
 
 
 def test_output_blocks_are_marked_and_not_code(site: Path) -> None:
@@ -144,101 +165,48 @@ def test_output_blocks_are_marked_and_not_code(site: Path) -> None:
 
 
 # ---------------------------------------------------------------------------------------------
-# The extension on small projects
-
-
-def small_project(tmp_path: Path, page: str) -> Path:
-    source = tmp_path / "src"
-    source.mkdir()
-    (source / "conf.py").write_text(
-        "extensions = ['myst_parser', 'torchsheet_harness.sphinx_ext']\n"
-        "torchsheet_results = 'results'  # the folder of results files\n"
-    )
-    (source / "index.md").write_text(textwrap.dedent(page))
-    return source
-
-
-def sphinx(source: Path, *options: str) -> subprocess.CompletedProcess:
-    out = source.parent / "html"
-    command = [sys.executable, "-m", "sphinx", "-q", "-b", "html", *options, str(source), str(out)]
-    return subprocess.run(command, capture_output=True, text=True, timeout=120)
-
+# The extension on planted sites
 
 PAGE = """\
-    # Small
+# Small
 
-    A page to check the extension.
+A page to check the extension.
 
-    ```python
-    >>> 1 + 1
-    2
-    ```
+```python
+>>> 1 + 1
+2
+```
 
-    ```{code-block} python
-    :class: CLASSES
-    >>> import torch
-    >>> torch.ones(1, device="cuda").device
-    device(type='cuda', index=0)
-    ```
-    """
+```{code-block} python
+:class: CLASSES
+>>> import torch
+>>> torch.ones(1, device="cuda").device
+device(type='cuda', index=0)
+```
+"""
+
+
+def page(classes: str = "needs-cuda") -> dict[str, str]:
+    return {"index.md": PAGE.replace("CLASSES", classes)}
 
 
 def test_an_unknown_requirement_fails_every_build_until_fixed(tmp_path: Path) -> None:
-    # A misspelled class next to a right one; and nox -s docs builds incrementally into one
-    # folder: a page that warned is read again.
-    source = small_project(tmp_path, PAGE.replace("CLASSES", "needs-cuda needs-gpu-2"))
+    # A misspelled class next to a right one; nox -s docs builds incrementally into one folder:
+    # a page that warned is read again.
     for _ in range(2):
-        finished = sphinx(source, "-W", "--keep-going")
-        assert finished.returncode != 0
-        assert "index.md:10: unknown requirement 'needs-gpu-2'" in finished.stderr
-    (source / "index.md").write_text(textwrap.dedent(PAGE.replace("CLASSES", "needs-cuda")))
-    fixed = sphinx(source, "-W", "--keep-going")
-    assert fixed.returncode == 0, fixed.stderr
+        warnings = build(tmp_path, page("needs-cuda needs-gpu-2")).warnings
+        assert "index.md:10: unknown requirement 'needs-gpu-2'" in warnings
+    assert build(tmp_path, page()).warnings == ""
 
 
-def test_a_missing_closing_fence_fails_the_build_naming_page_and_line(tmp_path: Path) -> None:
-    page = PAGE.replace("CLASSES", "needs-cuda").replace(
-        "    2\n    ```\n", "    2\n\n    ## Swallowed section\n\n    Its prose.\n", 1
-    )
-    source = small_project(tmp_path, page)
-    finished = sphinx(source, "-W", "--keep-going")
-    assert finished.returncode != 0
-    assert "index.md:5: the block opened here contains a heading (## Swallowed section)" in (
-        finished.stderr
-    )
-
-
-CPU_213 = Environment(torch="2.13.0+cpu", cuda=None, device="CPU", gpus=0, python="3.11.7")
-CPU_214 = Environment(torch="2.14.1", cuda="13.0", device="CPU", gpus=0, python="3.11.7")
-H200 = Environment(torch="2.11.0+cu130", cuda="13.0", device="NVIDIA H200", gpus=1, python="3.12.3")
-CUDA_SKIP = {"outcome": "skipped", "reason": "needs CUDA, found 0 CUDA GPUs", "requires": "CUDA"}
-PASSED = {"outcome": "passed"}
-
-
-def record(
-    folder: Path, source: Path, environment: Environment, blocks: dict, stale: bool = False
-) -> None:
-    """A results file of ``environment`` in ``folder`` for the page index.md of ``source``."""
-    digest = "0" * 64 if stale else page_digest(source / "index.md")
-    page = PageEntry(sha256=digest, finished="2026-01-01 00:00 UTC", errors=0, blocks=blocks)
-    path = folder / f"{environment_key(environment)}.json"
-    write_results(path, environment, {"index.md": page}, run={})
-
-
-def built(source: Path) -> str:
-    finished = sphinx(source, "-W")
-    assert finished.returncode == 0, finished.stderr
-    return (source.parent / "html" / "index.html").read_text(encoding="utf-8")
-
-
-def status_line(html: str) -> str:
-    status = re.search(r'<p class="ts-status[^>]*>(.*?)</p>', html)
+def status_line(text: str) -> str:
+    status = re.search(r'<p class="ts-status[^>]*>(.*?)</p>', text)
     assert status is not None
-    return status[1]
+    return html.unescape(re.sub(r"<[^>]+>", "", status[1]))
 
 
-def result_lines(html: str) -> list[str]:
-    return re.findall(r'<span class="ts-result">(.*?)</span>', html)
+def result_lines(text: str) -> list[str]:
+    return re.findall(r'<span class="ts-result">(.*?)</span>', text)
 
 
 @pytest.mark.parametrize(
@@ -256,69 +224,66 @@ def result_lines(html: str) -> list[str]:
 def test_the_status_line_comes_from_the_results_file(
     tmp_path: Path, recorded: str | None, expected: str
 ) -> None:
-    source = small_project(tmp_path, PAGE.replace("CLASSES", "needs-cuda"))
+    plant(tmp_path, page())
     if recorded is not None:
-        blocks = {"5": PASSED, "10": CUDA_SKIP}
-        record(source / "results", source, CPU_213, blocks, stale=recorded == "stale")
-    html = built(source)
-    assert status_line(html) == expected
-    assert "Needs CUDA; tested with <code>pytest -m gpu</code>" in html
+        record(tmp_path, CPU_213, {"5": PASSED, "10": CUDA_SKIP}, stale=recorded == "stale")
+    site = build(tmp_path)
+    assert site.warnings == ""
+    assert status_line(site.html()) == expected
+    assert '>CUDA</abbr><span class="ts-how">Needs CUDA; tested with <code' in site.html()
 
 
 def test_every_environment_that_verified_the_page_is_listed(tmp_path: Path) -> None:
-    source = small_project(tmp_path, PAGE.replace("CLASSES", "needs-cuda"))
-    record(source / "results", source, CPU_213, {"5": PASSED, "10": CUDA_SKIP})
-    record(source / "results", source, CPU_214, {"5": PASSED, "10": CUDA_SKIP})
-    record(source / "committed", source, H200, {"10": PASSED})  # a `-m gpu` run
-    conf = (source / "conf.py").read_text()
-    both = f"'results{os.pathsep}committed'"
-    (source / "conf.py").write_text(conf.replace("'results'", both))
-    html = built(source)
-    assert status_line(html) == (
+    both = f"torchsheet_results = 'results{os.pathsep}committed'\n"
+    plant(tmp_path, page(), conf=both)
+    record(tmp_path, CPU_213, {"5": PASSED, "10": CUDA_SKIP})
+    record(tmp_path, CPU_214, {"5": PASSED, "10": CUDA_SKIP})
+    record(tmp_path, H200, {"5": {}, "10": PASSED}, folder="committed")  # a `-m gpu` run
+    text = build(tmp_path).html()
+    assert status_line(text) == (
         "Verified with torch 2.13.0 and 2.14.1 on CPU (1 block), and on NVIDIA H200 with "
         "torch 2.11.0+cu130 (1 CUDA block)."
     )
     # The CUDA block says where it was verified; the CPU block, verified wherever it ran
     # (the GPU run did not select it), says nothing more.
-    assert result_lines(html) == [
+    assert result_lines(text) == [
         "Verified with torch 2.11.0+cu130 on NVIDIA H200; skipped with torch 2.13.0 and 2.14.1 "
         "on CPU (needs CUDA, found 0 CUDA GPUs)."
     ]
 
 
 def test_a_failure_in_one_environment_shows_on_the_page(tmp_path: Path) -> None:
-    source = small_project(tmp_path, PAGE.replace("CLASSES", "needs-cuda"))
-    record(source / "results", source, CPU_213, {"5": PASSED, "10": CUDA_SKIP})
-    record(source / "results", source, CPU_214, {"5": {"outcome": "failed"}, "10": CUDA_SKIP})
-    html = built(source)
-    assert 'class="ts-status ts-status-failed"' in html
-    assert status_line(html) == (
+    plant(tmp_path, page())
+    record(tmp_path, CPU_213, {"5": PASSED, "10": CUDA_SKIP})
+    record(tmp_path, CPU_214, {"5": {"outcome": "failed"}, "10": CUDA_SKIP})
+    text = build(tmp_path).html()
+    assert 'class="ts-status ts-status-failed' in text
+    assert status_line(text) == (
         "Failing with torch 2.14.1 on CPU: 1 of 2 blocks failed (line 5), passing with torch "
         "2.13.0 on CPU."
     )
     # The CPU block gets a badge of its own saying where it fails and where it passes.
-    assert (
-        '<span class="ts-badge" title="Runs on CPU; tested on every run of the suite. Failed'
-        in (html)
-    )
-    assert "Failed with torch 2.14.1 on CPU; passed with torch 2.13.0 on CPU." in result_lines(html)
+    assert 'title="Runs on CPU; tested on every run of the suite. Failed' in text
+    assert "Failed with torch 2.14.1 on CPU; passed with torch 2.13.0 on CPU." in result_lines(text)
 
 
-def view(*runs: tuple[Environment, dict, str], lines: tuple[int, ...] = (5, 10)) -> PageView:
+def view(*runs: tuple[Environment, dict, str]) -> PageView:
+    """The merged view of runs of p.md (environment, blocks, the source's digest: 'now' is
+    the page as it is)."""
     found = [
         Results(
-            schema=2,
+            schema=3,
             environment={**environment, "key": environment_key(environment)},
             last_run={},
-            pages={"p.md": PageEntry(sha256=digest, finished="1", blocks=blocks)},
+            pages={"p.md": {"sha256": digest, "finished": "1", "blocks": blocks}},
         )
         for environment, blocks, digest in runs
     ]
-    return page_view(found, "p.md", "now", list(lines))
+    return page_view(found, "p.md", "now")
 
 
 def test_a_run_of_an_older_page_source_is_dropped() -> None:
-    page = view((CPU_213, {"5": PASSED}, "now"), (CPU_214, {"5": {"outcome": "failed"}}, "old"))
+    page = view((CPU_213, {"5": PASSED, "10": {}}, "now"), (CPU_214, {"5": PASSED}, "old"))
     assert list(page.environments) == [environment_key(CPU_213)]
     assert status_of([page]).text == (
         "Partly verified with torch 2.13.0 on CPU (1 block); 1 not run by the recorded test runs."
@@ -343,25 +308,8 @@ def test_a_pass_elsewhere_never_hides_a_failure() -> None:
     assert block_verdict(page, 5) is None  # passed everywhere
 
 
-def test_blocks_no_run_recorded_are_not_verified() -> None:
-    # A -k run recorded block 5 only: block 10 is neither verified nor counted as passed.
-    page = view((CPU_213, {"5": PASSED}, "now"))
-    status = status_of([page])
-    assert status.state == "partial"
-    assert status.text == (
-        "Partly verified with torch 2.13.0 on CPU (1 block); 1 not run by the recorded test runs."
-    )
-
-
 def test_a_page_where_nothing_ran_does_not_say_verified() -> None:
     page = view((CPU_213, {"5": CUDA_SKIP, "10": CUDA_SKIP}, "now"))
     status = status_of([page])
     assert status.state == "unverified" and "Verified" not in status.text
     assert "2 need a CUDA GPU, which the test machine (torch 2.13.0 on CPU) lacked" in status.text
-
-
-def test_a_failing_page_never_says_verified() -> None:
-    blocks = {str(line): PASSED for line in (1, 2, 3)} | {"4": {"outcome": "failed"}}
-    status = status_of([view((CPU_213, blocks, "now"), lines=(1, 2, 3, 4))])
-    assert status.state == "failed"
-    assert "Verified" not in status.text and "1 of 4 blocks failed" in status.text

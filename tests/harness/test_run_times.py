@@ -27,9 +27,17 @@ def test_cpu_blocks_over_their_budget_are_named() -> None:
 
 
 def entry(docs: Path, page: str, finished: str, **seconds: float) -> results.PageEntry:
-    blocks = {int(line[1:]): results.Outcome("passed", seconds=s) for line, s in seconds.items()}
-    blocks[99] = results.Outcome("skipped", "needs CUDA", "CUDA", seconds=0.001)
-    return results.page_entry(blocks, results.page_digest(docs / page), finished)
+    blocks = {line[1:]: {"outcome": "passed", "seconds": s} for line, s in seconds.items()}
+    blocks["99"] = {"outcome": "skipped", "reason": "needs CUDA", "seconds": 0.001}
+    blocks["120"] = {"end": 125}  # this run did not run it
+    digest = results.page_digest(docs / page)
+    return results.PageEntry(sha256=digest, finished=finished, errors=0, blocks=blocks)
+
+
+def run(environment: results.Environment, **pages: results.PageEntry) -> results.Results:
+    environment = {**environment, "key": results.environment_key(environment)}
+    pages = {f"{name}.md": entry for name, entry in pages.items()}
+    return results.Results(schema=3, environment=environment, last_run={}, pages=pages)
 
 
 def test_the_table_lists_fresh_entries_per_page_and_environment(tmp_path: Path) -> None:
@@ -40,15 +48,7 @@ def test_the_table_lists_fresh_entries_per_page_and_environment(tmp_path: Path) 
     older = entry(docs, "a.md", "2026-01-01 10:00 UTC", l5=9.0)
     latest = entry(docs, "a.md", "2026-01-02 10:00 UTC", l5=1.0, l9=2.5, l12=0.5, l20=0.25)
     stale = {**entry(docs, "b.md", "2026-01-02 10:00 UTC", l5=1.0), "sha256": "old source"}
-    found = [
-        results.Results(schema=2, environment=CPU, last_run={}, pages={"a.md": older}),
-        results.Results(
-            schema=2, environment=CPU, last_run={}, pages={"a.md": latest, "b.md": stale}
-        ),
-        results.Results(schema=2, environment=NEWER, last_run={}, pages={"a.md": older}),
-    ]
-    for data in found:
-        data["environment"]["key"] = results.environment_key(data["environment"])
+    found = [run(CPU, a=older), run(CPU, a=latest, b=stale), run(NEWER, a=older)]
     rows = run_times.rows(found, docs)
     # b.md's entry ran an older source: not listed. a.md: the latest entry per environment.
     assert [(page, described) for page, described, _ in rows] == [

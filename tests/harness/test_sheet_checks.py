@@ -1,106 +1,18 @@
-"""The sheets' build checks on what markers point at: an excerpt runs as shown, a trap is listed.
+"""The marker checks on what markers point at: an excerpt runs as shown, a trap is listed.
 
-Planted pages: quick-reference excerpts that would not run as the sheet shows them (a body
-without its header, a header without its body, a name only a left-out header binds, a name the
-page never defines), and traps a page shows (a section titled as one, a block that says WRONG)
-with no pitfall marker. Each fails the ``-W`` build naming page:line; the right ones next to
-them pass.
+Quick-reference excerpts that would not run as the sheet shows them (a body without its header,
+a header without its body, a name only a left-out header binds, a name the page never defines),
+and traps a page shows (a section titled as one, a block that says WRONG) with no pitfall
+marker: each is a problem naming page:line (pure functions of torchsheet_harness/pages/, run at
+collection); the right ones next to them are not.
 """
 
 from __future__ import annotations
 
-from sheet_site import build
+from test_sheet_markers import marked
 
-from torchsheet_harness.sphinx_ext.excerpt_checks import excerpt_problem, module_bindings
-
-EXCERPTS = """\
-# Excerpts
-
-What it is for.
-
-## Earlier
-
-```python
->>> import torch
->>> x = torch.zeros(2)
-```
-
-## A name from an earlier block
-
-% quickref: Creation
-```python
->>> x.shape
-torch.Size([2])
-```
-
-## A body without its header
-
-% quickref: Creation | 2
-```python
-for item in range(3):
-    print(item)
-```
-
-## A header without its body
-
-% quickref: Creation | 1
-```python
-with open("data.txt") as handle:
-    text = handle.read()
-```
-
-## A name only a header binds
-
-% quickref: Creation | 3
-```python
-for item in range(3):
-    total = item
-print(item)
-```
-
-## A name nothing defines
-
-% quickref: Creation
-```python
-print(undefined_name)
-```
-"""
-
-TRAPS = """\
-# Traps
-
-What it is for.
-
-## Pitfall: one without a marker
-
-```python
-x = 1
-```
-
-## Where it goes wrong, marked
-
-% pitfall: a mistake | what it does | the fix
-```python
-y = 2
-```
-
-## A script for the demonstration
-
-```python
-# WRONG, on purpose: the demonstration
-z = 3
-```
-
-## Pitfalls
-
-```{pitfalls}
-```
-"""
-
-
-def line_after(page: str, heading: str, offset: int = 2) -> int:
-    """The 1-based line ``offset`` lines below ``heading`` (its marker, or its block's fence)."""
-    return page.splitlines().index(heading) + 1 + offset
+from torchsheet_harness.pages.excerpts import excerpt_problem, module_bindings
+from torchsheet_harness.pages.markers import page_marker_problems
 
 
 def test_an_excerpt_must_compile_as_shown() -> None:
@@ -132,43 +44,43 @@ def test_module_bindings_tell_plain_statements_from_headers() -> None:
     assert module_bindings("not python (") == (set(), {})
 
 
-def test_bad_excerpts_fail_the_build_naming_page_and_line(tmp_path) -> None:
-    build(tmp_path, EXCERPTS)
-    finished = build(tmp_path, EXCERPTS)  # the page is unchanged: it is read again all the same
-    assert finished.returncode != 0
-    errors = finished.stderr
-    body = line_after(EXCERPTS, "## A body without its header")
-    header = line_after(EXCERPTS, "## A header without its body")
-    loop_name = line_after(EXCERPTS, "## A name only a header binds")
-    undefined = line_after(EXCERPTS, "## A name nothing defines")
-    good = line_after(EXCERPTS, "## A name from an earlier block")
-    assert f"page.md:{body}: the excerpt does not compile as shown" in errors
-    assert "'    print(item)': unexpected indent" in errors
-    assert f"page.md:{header}: the excerpt does not compile as shown" in errors
-    assert f"page.md:{loop_name}: the excerpt uses 'item', which only the header" in errors
-    assert f"page.md:{undefined}: the excerpt uses 'undefined_name'" in errors
-    assert f"page.md:{good}:" not in errors, "x is defined by an earlier block of the page"
-
-
-def test_a_trap_the_pitfalls_page_does_not_list_fails_the_build(tmp_path) -> None:
-    build(tmp_path, TRAPS)
-    finished = build(tmp_path, TRAPS)  # the page is unchanged: it is read again all the same
-    assert finished.returncode != 0
-    errors = finished.stderr
-    section = line_after(TRAPS, "## Pitfall: one without a marker", offset=0)
-    wrong_block = line_after(TRAPS, "## A script for the demonstration")
+def test_excerpts_that_do_not_run_as_shown_are_problems_naming_page_and_line() -> None:
+    loop = "for item in range(3):\n    print(item)\n"
+    blocks = [
+        marked(7, code=">>> import torch\n>>> x = torch.zeros(2)\n"),
+        marked(11, "% quickref: Creation", code=">>> x.shape\ntorch.Size([2])\n"),  # fine
+        marked(15, "% quickref: Creation | 2", code=loop),
+        marked(19, "% quickref: Creation | 1", code="with open('f') as h:\n    t = h.read()\n"),
+        marked(23, "% quickref: Creation | 3", code=loop.replace("print", "total =") + "item\n"),
+        marked(27, "% quickref: Creation", code="print(undefined_name)\n"),
+    ]
+    problems = page_marker_problems("docs/p.md", blocks)
+    assert [problem.split(": ", 1)[0] for problem in problems] == [
+        "docs/p.md:14", "docs/p.md:18", "docs/p.md:22", "docs/p.md:26"
+    ]  # fmt: skip
     assert (
-        f"page.md:{section}: the section 'Pitfall: one without a marker' is titled as a trap"
-        in (errors)
+        "does not compile as shown (its line 1, '    print(item)': unexpected indent"
+        in (problems[0])
     )
-    assert f"page.md:{wrong_block}: this block says WRONG in a comment" in errors
-    assert "goes wrong, marked" not in errors, "its block carries a pitfall marker"
-    assert "'Pitfalls'" not in errors and "'Traps'" not in errors, "the pitfalls page, the page"
+    assert "does not compile as shown" in problems[1]
+    assert "the excerpt uses 'item', which only the header 'for item in range(3):'" in problems[2]
+    assert "the excerpt uses 'undefined_name', which neither" in problems[3]
 
 
-def test_the_same_traps_with_their_markers_build(tmp_path) -> None:
-    page = TRAPS.replace("marker\n\n```python", "marker\n\n% pitfall: a | b | c\n```python")
-    page = page.replace("\n```python\n# WRONG", "\n% pitfall: d | e | f\n```python\n# WRONG")
-    assert page.count("% pitfall:") == 3
-    finished = build(tmp_path, page)
-    assert finished.returncode == 0, finished.stderr
+def test_a_trap_the_pitfalls_page_does_not_list_is_a_problem() -> None:
+    blocks = [
+        marked(7, section="Pitfall: one without a marker"),
+        marked(13, "% pitfall: a | b | c", section="Where it goes wrong, marked"),
+        marked(18, code="# WRONG, on purpose: the demonstration\nz = 3\n", section="A script"),
+        marked(22, code="# WRONG\n", executed=False, section="A script"),  # prose: owes none
+    ]
+    assert page_marker_problems("docs/p.md", blocks) == [
+        "docs/p.md:7: the section 'Pitfall: one without a marker' is titled as a trap, but no "
+        "block in it is listed on the pitfalls page; put '% pitfall: <the mistake> | <what it "
+        "does> | <the fix>' before the block that shows it, or retitle the section",
+        "docs/p.md:18: this block says WRONG in a comment, but is not listed on the pitfalls "
+        "page; put '% pitfall: <the mistake> | <what it does> | <the fix>' before it",
+    ]
+    blocks[0] = marked(7, "% pitfall: d | e | f", section="Pitfall: one without a marker")
+    blocks[2] = marked(18, "% pitfall: g | h | i", code="# WRONG\n", section="A script")
+    assert page_marker_problems("docs/p.md", blocks) == []

@@ -130,11 +130,13 @@ class HtmlBlock:
 
 
 def html_blocks(page: Path) -> list[HtmlBlock]:
-    """Every highlighted code block of a built page, in page order."""
+    """Every highlighted code block of a built page, in page order (not the quick reference's
+    excerpts: ``ts-qr-code``)."""
     text = page.read_text(encoding="utf-8")
     headings = [(m.start(), _strip_tags(m["title"]).strip()) for m in _HEADING.finditer(text)]
     blocks = []
-    for index, match in enumerate(_BLOCK.finditer(text)):
+    found = (match for match in _BLOCK.finditer(text) if "ts-qr-code" not in match["classes"])
+    for index, match in enumerate(found):
         section = next((t for pos, t in reversed(headings) if pos < match.start()), "")
         blocks.append(
             HtmlBlock(

@@ -22,7 +22,7 @@ from sybil import Document
 from sybil.parsers.markdown.lexers import RawFencedCodeBlockLexer
 
 from ..locations import display_path, line_at
-from .markers import parse_marker
+from .markers import page_marker_problems, parse_marker
 
 if TYPE_CHECKING:
     from .page import Page
@@ -118,8 +118,8 @@ def fence_faults(document: Document) -> list[str]:
 
 
 def page_problems(page: Page) -> list[str]:
-    """Every problem of the page's layout: fence faults, code blocks no example covers, and
-    markers that are not directly above a block. Each is a 'page:line: why' message."""
+    """Every problem of the page: fence faults, code blocks no example covers, and every marker
+    it cannot honour (:mod:`.markers`). Each is a 'page:line: why' message."""
     document = Document(page.text, page.path)
     spans = [(block.start, block.stop) for block in page.blocks if block.runs]
     problems = fence_faults(document)
@@ -132,11 +132,10 @@ def page_problems(page: Page) -> list[str]:
             "'% not-run: <reason>' on the line before it"
         )
     attached = {marker.line for block in page.blocks for marker in block.markers}
-    for number, line in enumerate(page.text.splitlines(), 1):
-        marker = parse_marker(line[1:], number) if line.startswith("%") else None
-        if marker is not None and number not in attached:
-            problems.append(
-                f"{display_path(page.path)}:{number}: '% {marker.kind}:' is not directly "
-                "above a block"
-            )
-    return problems
+    dangling = [
+        marker
+        for number, line in enumerate(page.text.splitlines(), 1)
+        if line.startswith("%") and number not in attached
+        if (marker := parse_marker(line, number)) is not None
+    ]
+    return problems + page_marker_problems(page.path, page.blocks, dangling)

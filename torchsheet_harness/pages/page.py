@@ -46,9 +46,13 @@ class Block:
     markers: tuple[Marker, ...] = ()  # the '%' lines directly above it, in order
     output_block: Block | None = None  # the ':class: output' block right after it
     requirement: Requirement = Requirement()
+    included: Path | None = None  # a literalinclude's file
 
     @property
     def code(self) -> str:
+        """Its code: between its fences, or the text of the file it includes."""
+        if self.included is not None:
+            return self.included.read_text(encoding="utf-8") if self.included.is_file() else ""
         return str(self.source)
 
     @property
@@ -161,14 +165,12 @@ def _identify(
     above = block.line - 1  # 1-based line of the line above the block
     while above >= 1 and lines[above - 1].startswith("%"):
         above -= 1
-    markers = (parse_marker(lines[n - 1][1:].strip(), n) for n in range(above + 1, block.line))
+    markers = (parse_marker(lines[n - 1], n) for n in range(above + 1, block.line))
     block.markers = tuple(marker for marker in markers if marker is not None)
+    if block.kind == "literalinclude":
+        block.included = (Path(page.path).parent / block.argument).resolve()
     where = place(page.path, block.line)
-    problems = [
-        f"{where}: '% {kind}:' needs a reason after the colon"
-        for kind in ("not-run", "gpu-host")
-        if block.reason(kind) == ""
-    ]
+    problems = []
     names = block.classes
     if not (block.argument == "python" or block.kind == "literalinclude"):
         names = tuple(name for name in names if name.startswith("needs-"))
@@ -176,7 +178,7 @@ def _identify(
         block.requirement = parse_classes(" ".join(names), where)
     except RequirementError as error:
         problems.append(str(error))
-    if block.gpu_host is not None and block.gpu_host != "":
+    if block.gpu_host:
         requirement = block.requirement
         if not requirement.torchrun or requirement.gpus or requirement.slurm:
             problems.append(f"{where}: '% gpu-host:' exempts a CPU torchrun block only")

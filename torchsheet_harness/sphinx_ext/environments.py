@@ -10,25 +10,49 @@ covered, and since when.
 
 from __future__ import annotations
 
-import html
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from docutils import nodes
-from docutils.parsers.rst import Directive
+from sphinx.application import Sphinx
+from sphinx.util.docutils import SphinxDirective
 
 from .. import results
 from ..matrix import release, version_key
 from ..results import Results
+from . import store
+from .rendering import cell, placeholder, table
+from .verdicts import join, plural
+
+COLUMNS = ("torch", "device", "Python", "last run", "pages", "blocks passed")
 
 
-class verified_environments(nodes.General, nodes.Element):  # noqa: N801 (docutils node names)
-    """Placeholder for the table, rendered from the results at write time."""
+class verified_environments(placeholder):  # noqa: N801 (docutils node names)
+    """The matrix sentence and the table, rendered from the results at write time."""
+
+    def render(self, app: Sphinx, docname: str) -> list[nodes.Node]:
+        found = rows(store.found_results(app), Path(app.srcdir))
+        sentence = matrix_sentence(tuple(app.config.torchsheet_matrix), found)
+        body: list[nodes.Node] = []
+        if sentence:
+            body.append(nodes.paragraph("", sentence, classes=["ts-matrix"]))
+        if not found:
+            body.append(
+                nodes.paragraph("", "No test results in this build: run the tests before the docs.")
+            )
+            return body
+        lines = [
+            nodes.row("", *(cell(nodes.Text(str(value))) for value in (
+                row.torch, row.device, row.python, row.finished or "—", row.pages, row.passed
+            )))
+            for row in found
+        ]  # fmt: skip
+        return [*body, table(COLUMNS, lines, ["ts-environments"])]
 
 
-class VerifiedEnvironments(Directive):
+class VerifiedEnvironments(SphinxDirective):
     def run(self) -> list[nodes.Node]:
+        store.record(self.env).shows_others = True
         return [verified_environments()]
 
 
@@ -72,53 +96,20 @@ def rows(recorded: list[Results], docs: Path) -> list[Row]:
     return sorted(found, key=lambda row: (version_key(row.release), row.finished), reverse=True)
 
 
-def _plural(count: int, word: str) -> str:
-    return f"{count} {word}{'' if count == 1 else 's'}"
-
-
 def matrix_sentence(matrix: tuple[str, ...], found: list[Row]) -> str:
     """'The matrix: torch 2.13.0, 2.14.1 and 2.15.0 (the newest). Verified in this build: ...'"""
     if not matrix:
         return ""
     ordered = sorted(matrix, key=version_key)
-    names = ", ".join(ordered[:-1]) + f" and {ordered[-1]}" if len(ordered) > 1 else ordered[0]
-    parts = [f"The test matrix (noxfile.py): torch {names}; the newest is {ordered[-1]}."]
+    parts = [f"The test matrix (noxfile.py): torch {join(ordered)}; the newest is {ordered[-1]}."]
     for version in reversed(ordered):
         runs = [row for row in found if row.cpu and row.release == version and row.pages]
         if runs:
             latest = max(runs, key=lambda row: row.finished)
             parts.append(
                 f"torch {version}: verified on CPU, last run {latest.finished} "
-                f"({_plural(latest.pages, 'page')}, {_plural(latest.passed, 'block')} passed)."
+                f"({plural(latest.pages, 'page')}, {plural(latest.passed, 'block')} passed)."
             )
         else:
             parts.append(f"torch {version}: no run of it in this build's results.")
     return " ".join(parts)
-
-
-def visit_html(self: Any, node: verified_environments) -> None:
-    app = self.builder.app
-    found = rows(getattr(app, "torchsheet_results", None) or [], Path(app.srcdir))
-    sentence = matrix_sentence(tuple(app.config.torchsheet_matrix), found)
-    body = [f'<p class="ts-matrix">{html.escape(sentence)}</p>'] if sentence else []
-    if found:
-        head = "".join(
-            f"<th>{name}</th>"
-            for name in ("torch", "device", "Python", "last run", "pages", "blocks passed")
-        )
-        cells = [
-            (row.torch, row.device, row.python, row.finished or "—", row.pages, row.passed)
-            for row in found
-        ]
-        lines = "".join(
-            "<tr>" + "".join(f"<td>{html.escape(str(cell))}</td>" for cell in row) + "</tr>"
-            for row in cells
-        )
-        body.append(
-            f'<table class="docutils align-default ts-environments"><thead><tr>{head}</tr>'
-            f"</thead><tbody>{lines}</tbody></table>"
-        )
-    else:
-        body.append("<p>No test results in this build: run the tests before the docs.</p>")
-    self.body.append("".join(body))
-    raise nodes.SkipNode

@@ -1,66 +1,59 @@
-"""The ``{pitfalls}`` directive: every trap a page marks, one row each, linked to its block.
+"""``{pitfalls}``: every trap a page marks, one row each, linked to the block that shows it.
 
-Rows come from ``% pitfall: <the mistake> | <what it does> | <the fix>`` markers
-(:mod:`.sheet_markers`), in reading order; each links to the block that shows the trap running.
-A row whose page is not verified in this build says so. Registered by :mod:`.quick_reference`.
+Rows come from ``% pitfall: <the mistake> | <what it does> | <the fix>`` markers, in reading
+order; each links to the anchor placed right before its block (:mod:`.reading`). A row whose
+block is not verified in this build is dashed, with why on its link's tooltip.
 """
 
 from __future__ import annotations
 
-import html
-import re
-from typing import Any
-
 from docutils import nodes
-from docutils.parsers.rst import Directive
+from sphinx.application import Sphinx
+from sphinx.util.docutils import SphinxDirective
 
-from .sheet_markers import Pitfall
-from .sheet_store import link, marks_in_order, sheets, unverified_reason
+from ..pages.markers import pitfall_of
+from . import store
+from .rendering import cell, code_text, link, placeholder, table
+from .status_text import unverified_reason
+
+HEADER = ("The mistake", "What it does", "The fix", "Shown in")
 
 
-class pitfalls_index(nodes.General, nodes.Element):  # noqa: N801 (docutils node names)
-    """Placeholder for the pitfalls table, rendered at write time."""
+class pitfalls_index(placeholder):  # noqa: N801 (docutils node names)
+    """The table of every marked trap."""
+
+    def render(self, app: Sphinx, docname: str) -> list[nodes.Node]:
+        rows = []
+        for _, page in store.in_reading_order(app):
+            for block in page.blocks:
+                for marker in block.markers:
+                    if marker.kind == "pitfall" and (pitfall := pitfall_of(marker)):
+                        rows.append(_row(app, docname, block, pitfall))
+        summary = f"{len(rows)} traps, each shown running on its page."
+        return [
+            nodes.paragraph("", summary, classes=["ts-qr-summary"]),
+            table(HEADER, rows, ["ts-pitfalls", "no-search"]),
+        ]
 
 
-class Pitfalls(Directive):
+def _row(app: Sphinx, docname: str, block: store.MarkedBlock, pitfall) -> nodes.row:
+    reason = unverified_reason(store.view(app, block.docname), block.line)
+    shown = [nodes.Text(f"{store.title(app, block.docname)} › "), *code_text(block.heading)]
+    where = link(app, docname, block.docname, block.target, shown, title=reason or "")
+    classes = ["ts-pitfall"] + (["ts-qr-unverified"] if reason else [])
+    return nodes.row(
+        "",
+        cell(*code_text(pitfall.mistake), classes=["ts-pitfall-mistake"]),
+        cell(*code_text(pitfall.effect), classes=["ts-pitfall-effect"]),
+        cell(*code_text(pitfall.fix), classes=["ts-pitfall-fix"]),
+        cell(where, classes=["ts-pitfall-where"]),
+        classes=classes,
+    )
+
+
+class Pitfalls(SphinxDirective):
     """``{pitfalls}``: the table of every marked trap."""
 
     def run(self) -> list[nodes.Node]:
-        env = self.state.document.settings.env
-        sheets(env)["pitfalls"][env.docname] = True
+        store.record(self.env).shows_others = True
         return [pitfalls_index()]
-
-
-def inline_code(text: str) -> str:
-    """HTML for ``text`` with its `backticked` spans as <code>."""
-    parts = re.split(r"`([^`]+)`", text)
-    return "".join(
-        f"<code>{html.escape(part)}</code>" if i % 2 else html.escape(part)
-        for i, part in enumerate(parts)
-    )
-
-
-def row(translator: Any, pitfall: Pitfall) -> str:
-    app = translator.builder.app
-    reason = unverified_reason(app, pitfall.docname, pitfall.block_line)
-    title = app.env.titles[pitfall.docname].astext()
-    href = link(translator, pitfall.docname, pitfall.anchor)
-    state = f' ts-qr-unverified" title="{html.escape(reason)}' if reason else ""
-    return (
-        f'<tr class="ts-pitfall{state}">'
-        f'<td class="ts-pitfall-mistake">{inline_code(pitfall.mistake)}</td>'
-        f'<td class="ts-pitfall-effect">{inline_code(pitfall.effect)}</td>'
-        f'<td class="ts-pitfall-fix">{inline_code(pitfall.fix)}</td>'
-        f'<td class="ts-pitfall-where"><a href="{href}">{html.escape(title)} › '
-        f"{inline_code(pitfall.heading)}</a></td></tr>"
-    )
-
-
-def visit_html(self: Any, node: pitfalls_index) -> None:
-    rows = [row(self, p) for _, pitfalls in marks_in_order(self.builder.app) for p in pitfalls]
-    self.body.append(
-        f'<p class="ts-qr-summary">{len(rows)} traps, each shown running on its page.</p>'
-        '<table class="ts-pitfalls"><thead><tr><th>The mistake</th><th>What it does</th>'
-        f"<th>The fix</th><th>Shown in</th></tr></thead><tbody>{''.join(rows)}</tbody></table>"
-    )
-    raise nodes.SkipNode

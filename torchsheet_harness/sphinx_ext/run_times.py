@@ -1,7 +1,7 @@
 """``{run-times}``: per page and environment, the blocks run, the time taken, the slowest blocks.
 
 Like MyST-NB's execution table and sphinx-gallery's run-time list, built from the results files
-this build read (:func:`.status.recorded_results`; per block ``seconds``, :mod:`..results`).
+this build read (per block ``seconds``, :mod:`..results`), rendered when the page is written.
 Only entries recorded on the page source as it is now are listed, as for the status lines
 (:mod:`.verdicts`); per page and environment the latest entry wins. A page reused by a run
 (``--torchsheet-reuse``) shows the times and date of the record it reused.
@@ -12,11 +12,13 @@ from __future__ import annotations
 from pathlib import Path
 
 from docutils import nodes
-from docutils.parsers.rst import Directive
-from sphinx import addnodes
+from sphinx.application import Sphinx
+from sphinx.util.docutils import SphinxDirective
 
 from .. import results
 from ..results import PageEntry, Results
+from . import store
+from .rendering import cell, link, placeholder, table
 
 SLOWEST = 3  # blocks listed per row
 COLUMNS = ("Page", "Environment", "Blocks run", "Seconds", "Slowest blocks", "Recorded")
@@ -40,7 +42,7 @@ def rows(found: list[Results], docs: Path) -> list[tuple[str, str, PageEntry]]:
 def cells(entry: PageEntry) -> tuple[str, str, str, str]:
     """Blocks run, seconds (every block's), the slowest blocks that ran, the record's date."""
     blocks = entry.get("blocks", {})
-    ran = [block for block in blocks.values() if block["outcome"] != "skipped"]
+    ran = [block for block in blocks.values() if block.get("outcome") not in (None, "skipped")]
     timed = {line: block["seconds"] for line, block in blocks.items() if "seconds" in block}
     total = f"{sum(timed.values()):.1f}" if timed else "—"
     ran_timed = [
@@ -51,39 +53,33 @@ def cells(entry: PageEntry) -> tuple[str, str, str, str]:
     return str(len(ran)), total, listed, entry.get("finished", "")
 
 
-def _row(texts: list[nodes.Node | str]) -> nodes.row:
-    row = nodes.row()
-    for text in texts:
-        content = nodes.paragraph(
-            "", "", text if isinstance(text, nodes.Node) else nodes.Text(text)
-        )
-        row += nodes.entry("", content)
-    return row
+class run_times(placeholder):  # noqa: N801 (docutils node names)
+    """The table; a sentence instead when no results were read."""
+
+    def render(self, app: Sphinx, docname: str) -> list[nodes.Node]:
+        listed = rows(store.found_results(app), Path(app.srcdir))
+        if not listed:
+            return [nodes.paragraph("", "No test run was recorded for this build.")]
+        lines = []
+        for page, described, entry in listed:
+            target = page.removesuffix(".md")
+            name = nodes.literal(page, page)
+            page_cell = (
+                link(app, docname, target, "", [name]) if target in app.env.found_docs else name
+            )
+            lines.append(
+                nodes.row(
+                    "",
+                    cell(page_cell),
+                    *(cell(nodes.Text(text)) for text in (described, *cells(entry))),
+                )
+            )
+        return [table(COLUMNS, lines, ["ts-run-times"])]
 
 
-def page_link(page: str) -> nodes.Node:
-    target = "/" + page.removesuffix(".md")
-    return addnodes.pending_xref(
-        "", nodes.literal(text=page), refdomain="std", reftype="doc", reftarget=target,
-        refexplicit=True, refwarn=True,
-    )  # fmt: skip
-
-
-class RunTimes(Directive):
-    """``{run-times}``: the table; a sentence instead when no results were read."""
+class RunTimes(SphinxDirective):
+    """``{run-times}``: per page and environment, the time its blocks took."""
 
     def run(self) -> list[nodes.Node]:
-        env = self.state.document.settings.env
-        found = getattr(env.app, "torchsheet_results", None) or []
-        listed = rows(found, Path(env.srcdir))
-        if not listed:
-            return [nodes.paragraph(text="No test run was recorded for this build.")]
-        group = nodes.tgroup(cols=len(COLUMNS))
-        group += [nodes.colspec(colwidth=1) for _ in COLUMNS]
-        group += nodes.thead("", _row(list(COLUMNS)))
-        body = nodes.tbody()
-        for page, described, entry in listed:
-            body += _row([page_link(page), described, *cells(entry)])
-        group += body
-        table = nodes.table("", group, classes=["ts-run-times"])
-        return [table]
+        store.record(self.env).shows_others = True
+        return [run_times()]

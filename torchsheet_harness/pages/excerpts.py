@@ -1,6 +1,10 @@
-"""Whether a quick-reference excerpt runs as the sheet shows it, or what is wrong with it.
+"""A quick-reference excerpt: the lines of a block a ``% quickref:`` marker takes, and whether
+they run as the sheet shows them.
 
-The sheet shows an excerpt's lines on their own, so they must read as a program:
+:func:`excerpt_lines` picks the statements (``| 2, 4-5``: the statements starting on those
+lines of the block, 1 being its first line; no spec: every statement but the imports); a short
+one-line ``>>>`` output follows its statement as ``# → output``. The sheet shows the lines on
+their own, so :func:`excerpt_problem` asks that they read as a program:
 
 - they compile as shown: no body without its header, no header without its body, no half of a
   statement;
@@ -11,7 +15,7 @@ The sheet shows an excerpt's lines on their own, so they must read as a program:
   that uses it without the header is refused too.
 
 Scopes are read loosely (a name bound anywhere in the excerpt counts as bound), so the check
-can miss a fault but does not invent one.
+can miss a fault but does not invent one. Pure: no Sybil, Sphinx or pytest.
 """
 
 from __future__ import annotations
@@ -19,10 +23,18 @@ from __future__ import annotations
 import ast
 import builtins
 import doctest
+import re
 from collections.abc import Iterable
 
+#: A one-line output up to this long is shown after its statement as ``# → output``.
+SHORT_OUTPUT = 44
+_IMPORT = re.compile(r"^(import|from)\s+\S+")
 #: Names every module has, besides the builtins.
 _MODULE_NAMES = {"__file__", "__doc__", "__name__", "__spec__"}
+
+
+class ExcerptError(ValueError):
+    """A lines spec the block cannot honour (the message says why, without a place)."""
 
 
 def python_source(code: str) -> str:
@@ -30,6 +42,46 @@ def python_source(code: str) -> str:
     if code.lstrip().startswith(">>>"):
         return "".join(example.source for example in doctest.DocTestParser().get_examples(code))
     return code
+
+
+def statements(code: str) -> list[tuple[int, list[str]]]:
+    """(first line, lines) of each statement of a block, numbered from 1, prompts removed."""
+    if code.lstrip().startswith(">>>"):
+        found = []
+        for example in doctest.DocTestParser().get_examples(code):
+            lines = example.source.rstrip("\n").splitlines()
+            want = example.want.rstrip("\n")
+            if len(lines) == 1 and want and "\n" not in want and len(want) <= SHORT_OUTPUT:
+                lines = [f"{lines[0]}  # → {want}"]
+            found.append((example.lineno + 1, lines))
+        return found
+    return [(n, [line]) for n, line in enumerate(code.splitlines(), 1) if line.strip()]
+
+
+def excerpt_lines(code: str, spec: str | None) -> tuple[str, ...]:
+    """The lines ``spec`` ('2, 4-5') names in ``code``, or every statement but the imports;
+    ExcerptError when the spec is malformed or names a line no statement starts on."""
+    found = statements(code)
+    if not spec:
+        return tuple(line for _, lines in found if not _IMPORT.match(lines[0]) for line in lines)
+    by_line = dict(found)
+    chosen: list[str] = []
+    for part in spec.split(","):
+        bounds = part.split("-")
+        if not all(b.strip().isdigit() for b in bounds) or len(bounds) > 2:
+            raise ExcerptError(f"quickref lines {spec!r}: write them as '2, 4-5'")
+        first, last = int(bounds[0]), int(bounds[-1])
+        for number in range(first, last + 1):
+            if number in by_line:
+                chosen += by_line[number]
+            elif first == last:
+                raise ExcerptError(
+                    f"line {number} of the block is not the start of a statement; "
+                    f"statements start on lines {', '.join(map(str, by_line)) or 'none'}"
+                )
+    if not chosen:
+        raise ExcerptError(f"quickref lines {spec!r} name no statement of the block")
+    return tuple(chosen)
 
 
 def _targets(node: ast.AST) -> set[str]:

@@ -1,0 +1,73 @@
+"""The errors evidence file: every message it places on a page is indexed there.
+
+``torchsheet_errors_evidence`` (docs/conf.py) names a CSV file, ``evidence/errors.csv``, whose
+columns are ``rank,count,message,area,cpu,sources,page,marker,aliases,why_not``: the messages
+readers meet most, and where the sheet answers each. A row whose ``page`` is set promises that
+page an ``% error:``, ``% warning:`` or ``% alias:`` marker whose text is the row's ``marker``;
+a row whose promise the pages break is a build warning naming ``evidence/errors.csv:<line>``
+(``-W`` fails). A missing file is not an error.
+"""
+
+from __future__ import annotations
+
+import csv
+from pathlib import Path
+from typing import Any
+
+from sphinx.application import Sphinx
+from sphinx.util import logging
+
+from ..pages.markers import alias_of
+from . import store
+
+logger = logging.getLogger(__name__)
+
+
+def marker_texts(env: Any, docname: str) -> set[str]:
+    """The messages and older wordings the markers of page ``docname`` name."""
+    page = store.records(env).get(docname, store.PageRecord())
+    texts = set()
+    for block in page.blocks:
+        for marker in block.markers:
+            if marker.kind in ("error", "warning"):
+                texts.add(marker.text)
+            elif marker.kind == "alias" and (alias := alias_of(marker)):
+                texts.add(alias[0])
+    return texts
+
+
+def docname_of(page: str) -> str:
+    """'docs/troubleshooting/data.md', 'troubleshooting/data.md' → 'troubleshooting/data'."""
+    return page.strip().removeprefix("docs/").removesuffix(".md")
+
+
+def check_evidence(app: Sphinx, env: Any) -> None:
+    """env-check-consistency: each row with a page has its marker there."""
+    if not app.config.torchsheet_errors_evidence:
+        return
+    path = Path(app.confdir, app.config.torchsheet_errors_evidence).resolve()
+    if not path.is_file():
+        return
+    try:
+        shown = path.relative_to(Path(app.confdir).resolve().parent).as_posix()
+    except ValueError:
+        shown = str(path)
+    with path.open(encoding="utf-8", newline="") as handle:
+        reader = csv.DictReader(handle)
+        for row in reader:
+            page = (row.get("page") or "").strip()
+            if not page:
+                continue
+            docname = docname_of(page)
+            if docname not in env.found_docs:
+                why = f"page {page!r} is not a page of the site"
+            elif (row.get("marker") or "").strip() in marker_texts(env, docname):
+                continue
+            else:
+                why = (
+                    f"no '% error:', '% warning:' or '% alias:' marker on {page} has the text "
+                    f"{row.get('marker', '')!r}"
+                )
+            logger.warning(
+                f"{shown}:{reader.line_num}: {why}", type="torchsheet", subtype="evidence"
+            )
