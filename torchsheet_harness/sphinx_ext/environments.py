@@ -78,7 +78,9 @@ def rows(recorded: list[Results], docs: Path) -> list[Row]:
         fresh = {
             page: entry
             for page, entry in data["pages"].items()
-            if (docs / page).is_file() and entry.get("sha256") == results.page_digest(docs / page)
+            if (docs / page).is_file()
+            and entry.get("sha256")
+            == results.page_digest((docs / page).read_text(encoding="utf-8"))
         }
         blocks = [block for entry in fresh.values() for block in entry.get("blocks", {}).values()]
         found.append(

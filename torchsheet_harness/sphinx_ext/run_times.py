@@ -31,7 +31,9 @@ def rows(found: list[Results], docs: Path) -> list[tuple[str, str, PageEntry]]:
         key = data["environment"]["key"]
         for page, entry in data["pages"].items():
             source = docs / page
-            if not source.is_file() or entry.get("sha256") != results.page_digest(source):
+            if not source.is_file() or entry.get("sha256") != results.page_digest(
+                source.read_text(encoding="utf-8")
+            ):
                 continue
             previous = latest.get((page, key))
             if previous is None or previous[1].get("finished", "") <= entry.get("finished", ""):

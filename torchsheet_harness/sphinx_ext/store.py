@@ -122,7 +122,9 @@ def view(app: Sphinx, docname: str) -> PageView:
     views = _build(app).setdefault("views", {})
     if docname not in views:
         page, path = page_path(app, docname)
-        views[docname] = page_view(found_results(app), page, results.page_digest(path))
+        views[docname] = page_view(
+            found_results(app), page, results.page_digest(path.read_text(encoding="utf-8"))
+        )
     return views[docname]
 
 
