@@ -1,8 +1,12 @@
-"""A reader at Python 3.13's default REPL or at IPython, on a pseudo-terminal, read off a screen.
+"""A reader at the classic ``python`` prompt, Python 3.13's default REPL or IPython, on a
+pseudo-terminal, read off a screen.
 
-Used by tests/harness/test_paste_repls.py. Both prompts redraw what is typed with escape sequences
-(colours, cursor moves, the auto-indentation they add), so what a reader sees is what a terminal
-emulator (pyte) draws from the bytes, not the bytes. :meth:`ReplScreen.paste` clears the screen
+Used by tests/harness/test_paste_repls.py. The two newer prompts redraw what is typed with escape
+sequences (colours, cursor moves, the auto-indentation they add), so what a reader sees is what a
+terminal emulator (pyte) draws from the bytes, not the bytes. The interpreter is the one running
+the tests; the classic prompt is ``python -I -q`` with ``TERM=dumb`` (no readline, as ``-I``
+leaves it off; on 3.13 ``TERM=dumb`` makes the new REPL step aside, and ``-I`` would ignore
+``PYTHON_BASIC_REPL``). :meth:`ReplScreen.paste` clears the screen
 (Ctrl-L), pastes a block as a terminal does, presses Enter as a reader does while the prompt
 waits with the input unfinished (at most three times), and returns the screen's lines less the
 code (:func:`without_code`).
@@ -11,8 +15,9 @@ How the block is pasted (:data:`HOW`):
 
 - ``bracketed``: ``ESC[200~`` text ``ESC[201~``, what current terminals send; the REPL takes
   the block as one input.
-- ``typed``: the lines as plain keystrokes, what a terminal without bracketed paste sends; the
-  REPL indents each line after a ``:`` on its own, on top of the pasted spaces.
+- ``typed``: the lines as plain keystrokes, what a terminal without bracketed paste sends (and
+  what the classic prompt gets: CPython turns readline's bracketed paste off); the 3.13 REPL
+  and IPython indent each line after a ``:`` on their own, on top of the pasted spaces.
 - ``own-way``: the REPL's own way for that: F3 (paste mode) before and after the text at the
   3.13 REPL, ``%cpaste`` then the text then ``--`` at IPython.
 """
@@ -54,7 +59,9 @@ class Repl:
     more: re.Pattern[str]  # the continuation prompt
     traceback: str  # the line that starts a traceback
     own_way: tuple[str, str]  # sent before and after the text for the ``own-way`` paste
+    own_way_prompt: re.Pattern[str] | None  # the cursor line once ``own_way[0]`` is taken
     redraws: bool = True  # clears its screen on Ctrl-L; False: reads plain lines (input())
+    term: str = "xterm-256color"
 
 
 PYTHON_REPL = Repl(
@@ -64,6 +71,7 @@ PYTHON_REPL = Repl(
     more=re.compile(r"\.\.\.|\(paste\)"),
     traceback="Traceback (most recent call last):",
     own_way=("\x1bOR", "\x1bOR"),  # F3 (xterm's kf3) enters paste mode, F3 again leaves it
+    own_way_prompt=re.compile(r"\(paste\)"),
 )
 IPYTHON = Repl(
     name="IPython",
@@ -72,17 +80,18 @@ IPYTHON = Repl(
     more=re.compile(r" *\.\.\.:"),
     traceback="Traceback (most recent call last)",
     own_way=("%cpaste\r", "\r--\r"),
+    own_way_prompt=re.compile(":"),
 )
-#: IPython without prompt_toolkit: lines read one by one, no auto-indentation, no bracketed
-#: paste (a terminal types the paste in).
-IPYTHON_SIMPLE = Repl(
-    name="IPython --simple-prompt",
-    args=("-m", "IPython", "--no-banner", "--simple-prompt"),
-    ready=IPYTHON.ready,
-    more=IPYTHON.more,
-    traceback=IPYTHON.traceback,
-    own_way=IPYTHON.own_way,
+CLASSIC = Repl(
+    name="classic python prompt",
+    args=("-I", "-q"),
+    ready=PYTHON_REPL.ready,
+    more=re.compile(r"\.\.\."),
+    traceback=PYTHON_REPL.traceback,
+    own_way=("", ""),  # none: a paste arrives typed
+    own_way_prompt=None,
     redraws=False,
+    term="dumb",
 )
 
 
@@ -124,7 +133,7 @@ class ReplScreen:
         env = {
             "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
             "HOME": str(cwd),
-            "TERM": "xterm-256color",
+            "TERM": repl.term,
             "LANG": "C.UTF-8",
             "IPYTHONDIR": str(cwd / ".ipython"),
         }
@@ -157,7 +166,7 @@ class ReplScreen:
         elif how == "own-way":
             start, end = self.repl.own_way
             self._send(start)
-            self._pump()
+            self._wait_for(self.repl.own_way_prompt)
             self._send(text + end)
         else:
             raise ValueError(f"unknown paste {how!r}; known: {', '.join(HOW)}")
@@ -207,6 +216,14 @@ class ReplScreen:
             if self._read(0.05):
                 last = time.monotonic()
 
+    def _wait_for(self, prompt: re.Pattern[str]) -> None:
+        """Read until the cursor's line is ``prompt`` (a paste sent before would be lost)."""
+        deadline = time.monotonic() + self.timeout
+        while not prompt.fullmatch(self._cursor_line()):
+            if time.monotonic() > deadline:
+                raise ReplError(f"no {prompt.pattern!r} after {self.timeout} s:\n{self.text()}")
+            self._read(0.05)
+
     def _cursor_line(self) -> str:
         row = self.screen.buffer[self.screen.cursor.y]
         return "".join(row[column].data for column in range(COLUMNS)).rstrip()
@@ -215,12 +232,16 @@ class ReplScreen:
         """Wait for the prompt of a new input on a screen for which ``until()`` holds; with
         ``enters``, press Enter, as a reader does, while the cursor waits at a prompt with the
         input unfinished. Returns the Enters pressed.
+
+        A prompt counts once the REPL has read all that was typed, sleeps (it is not computing)
+        and has redrawn since the last Enter (it may first ask the terminal where the cursor is).
         """
-        deadline, pressed, line = time.monotonic() + self.timeout, 0, ""
+        deadline, pressed, line, at_enter = time.monotonic() + self.timeout, 0, "", None
         while time.monotonic() < deadline:
             self._pump()
             line = self._cursor_line()
-            if not until() or self._input_pending():
+            busy = self._input_pending() or self._state() == "R" or self.text() == at_enter
+            if not until() or busy:
                 continue
             if self.repl.ready.fullmatch(line):
                 return pressed
@@ -228,17 +249,16 @@ class ReplScreen:
                 if pressed == MAX_ENTERS:
                     raise ReplError(f"still at {line!r} after {pressed} Enters:\n{self.text()}")
                 self.child.send(b"\r")
-                pressed += 1
+                pressed, at_enter = pressed + 1, self.text()
         raise ReplError(
-            f"no prompt after {self.timeout} s ({pressed} Enters; {self._state()}; cursor at"
+            f"no prompt after {self.timeout} s ({pressed} Enters; state {self._state()}; cursor at"
             f" {self.screen.cursor.y},{self.screen.cursor.x}: {line!r}):\n{self.text()[-3000:]}"
         )
 
     def _state(self) -> str:
-        """What the REPL's process is doing, for a timeout's message (Linux; '?' elsewhere)."""
+        """The REPL's process state (Linux; '?' elsewhere): 'R' while it computes, so that a
+        prompt on screen is not yet the one after the paste."""
         try:
-            proc = Path("/proc") / str(self.child.pid)
-            state = (proc / "stat").read_text().rsplit(")", 1)[1].split()[0]
-            return f"process state {state}, waiting in {(proc / 'wchan').read_text() or '-'}"
+            return Path(f"/proc/{self.child.pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
         except OSError:
-            return "process state ?"
+            return "?"

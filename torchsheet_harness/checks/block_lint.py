@@ -6,9 +6,10 @@ error on a page is a defect a reader would copy. Blocks run by torchrun are sepa
 are checked one by one.
 
 Each block a reader pastes at the prompt (Python run in-process) is also checked as the copy
-button yields it (:mod:`..sphinx_ext.copy_text`) against the classic ``python`` prompt's rules:
-code that runs from a file can still be a syntax error there. And a ``>>>`` block ends at the
-first exception it shows: IPython and Jupyter run a pasted block as one input and stop there.
+button yields it (:func:`..pages.copy_text.copy_problems`): exactly its statements, and no
+syntax error at the classic ``python`` prompt, where code that runs from a file can still fail.
+And a ``>>>`` block ends at the first exception it shows: IPython and Jupyter run a pasted block
+as one input and stop there.
 ``python -m torchsheet_harness.checks.block_lint [docs]``
 """
 
@@ -25,14 +26,9 @@ from sybil import Document
 from ..locations import display_path, line_at, page_files, place
 from ..pages.blocks import Block, lex_blocks
 from ..pages.collect import page_sybil
+from ..pages.copy_text import copy_problems
 from ..pages.parser import block_of
 from ..pages.requirements import RequirementError
-from ..sphinx_ext.copy_text import (
-    classic_prompt_problem,
-    format_copy_text,
-    paste_ready,
-    paste_ready_changes_meaning,
-)
 from .self_contained import region_source
 
 RULES = ["--select", "F,E9", "--ignore", "F811"]
@@ -93,7 +89,8 @@ def lint_page(page: Path, docs: Path) -> list[str]:
 
 
 def paste_findings(page: Path) -> list[str]:
-    """Blocks whose copied code fails at the classic ``python`` prompt, as 'page:line: why'."""
+    """Blocks whose copied code is not their statements or fails at the classic ``python`` prompt,
+    and ``>>>`` blocks that go on after an exception, as 'page:line: why'."""
     document = Document(page.read_text(encoding="utf-8"), str(page))
     findings = []
     for block in lex_blocks(document):
@@ -105,18 +102,7 @@ def paste_findings(page: Path) -> list[str]:
             continue  # a collection error of its own
         if requirement.torchrun or requirement.slurm:
             continue  # run as a script, not pasted
-        copied = format_copy_text(str(block.source))
-        if paste_ready_changes_meaning(copied):
-            findings.append(
-                f"{place(page, block.line)}: the copy button's blank-line rule (pasteReady) "
-                "changes what this block means (a blank or unindented line in a multi-line "
-                "string?); write the string without them, e.g. with \\n"
-            )
-        elif (problem := classic_prompt_problem(paste_ready(copied))) is not None:
-            findings.append(
-                f"{place(page, block.line)}: the copy button's code fails at the classic python "
-                f"prompt (3.10-3.12): {problem}"
-            )
+        findings += copy_problems(str(block.source), place(page, block.line))
         if (line := code_after_an_exception(document.text, block)) is not None:
             findings.append(
                 f"{place(page, line)}: this exception is not the end of its >>> block; IPython "
