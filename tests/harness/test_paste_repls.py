@@ -1,30 +1,24 @@
 """What the copy button yields pastes at the classic ``python`` prompt, Python 3.13's REPL and
-IPython, on a real terminal: one page per REPL, block after block.
+IPython on a real terminal (a pseudo-terminal read off a terminal emulator: repl_screen.py).
 
-Every page's copy is checked without a terminal at collection (it is exactly the block's
-statements, and the classic prompt's rules accept it: torchsheet_harness/pages/copy_text.py), and
-the page run executes each block as the prompt does. What only a terminal shows is tested here,
-each REPL on a pseudo-terminal read off a terminal emulator (tests/support/repl_screen.py), the
-interpreter being the one running the tests, on one page (tests/support/pasted_page.py) holding
-the forms that are hard to paste: nested blocks, a decorator, a shown exception, blank lines
-inside a block, a ``>>>`` class body with bare ``...`` lines between its methods, lines that
-continue the statement above. Pasted from the built page's copy buttons, bracketed (what current
-terminals send) and without bracketed paste (the classic prompt always gets typed lines; the
-newer REPLs get a block with an indented line their own way, F3 or ``%cpaste``, any other typed),
-each block runs after one Enter, with no SyntaxError, no traceback the page does not show, and
-the page's outputs on the screen (at the 3.13 REPL and IPython a pasted block is one input and
-shows its last value only). Also what the site says of those REPLs: typed lines are indented
-again after a ``:``; a pasted block shows its last value only; IPython stops a block at its
-first exception.
+Every block's copy is checked without a terminal (torchsheet_harness/pages/copy_text.py), and the
+page run executes each block as the prompt does; this is what only a terminal shows, on one page
+of the forms that are hard to paste (tests/support/pasted_page.md: nested blocks under a
+decorator, a shown exception, blank lines in a loop, a ``>>>`` class body with bare ``...`` lines,
+lines that continue the one above). Pasted block after block from its built copy buttons,
+bracketed and without bracketed paste (typed at the classic prompt; at the others, a block with
+an indented line their own way, F3 or ``%cpaste``), each runs after one Enter, with no
+SyntaxError, no traceback the page does not show, and the page's outputs on the screen (of which
+3.13's REPL and IPython, taking a paste as one input, show the last value only). And what the
+site says of those REPLs: typed lines are indented again after a ``:``, a pasted block shows its
+last value only, IPython stops it at its first exception.
 
-The page is planted, not one of the site's: it needs no torch, so ``nox -s paste-repls`` installs
-no torch on Python 3.13 (PyPI's is the CUDA build, 3 GB; with it the session's venv took 7.5 min
-here to build, without it under 2), and its forms are there by construction, not by a page's
-current content. What torch prints is the page run's to check; pasting adds nothing to it.
-
-The classic prompt runs in ``nox -s harness-tests``; Python 3.13's REPL and IPython in
-``nox -s paste-repls`` (Python 3.13 with IPython), once per CI. Elsewhere those skip, saying what
-they need; with TORCHSHEET_PASTE_REPLS=1 (set by that session) a missing one fails instead.
+The page is planted, not the site's: it needs no torch, so ``nox -s paste-repls`` installs none
+on Python 3.13, where PyPI's is the CUDA build (here: 1.3 GB downloaded, 4.7 GB installed, 315 s
+for torch alone, against 100-210 s for the whole venv without it), and its forms stay there by
+construction, whatever the site's pages become. What torch prints is the page run's to check.
+The classic prompt runs in ``nox -s harness-tests``, the others in ``nox -s paste-repls``;
+elsewhere they skip, and under that session (TORCHSHEET_PASTE_REPLS=1) a missing one fails.
 """
 
 from __future__ import annotations
@@ -36,7 +30,7 @@ from pathlib import Path
 
 import pytest
 from built_site import copy_settings
-from pasted_page import CLASS_BODY, LOOP_WITH_BLANK_LINES, built_page, paste_problems, pasted_blocks
+from pasted_page import built_page, paste_problems, pasted_blocks
 from repl_screen import CLASSIC, IPYTHON, PYTHON_REPL, ReplScreen
 
 from torchsheet_harness.pages.copy_text import (
@@ -107,19 +101,19 @@ def test_the_page_pastes_block_after_block(screen, repl: str, terminal: str, sit
 
 
 @pytest.mark.parametrize("repl", ["classic"])
-@pytest.mark.parametrize("block", [CLASS_BODY, LOOP_WITH_BLANK_LINES])
-def test_without_paste_ready_the_classic_prompt_rejects_the_block(screen, repl, block) -> None:
+@pytest.mark.parametrize("block", [0, 1], ids=["class-body", "loop"])
+def test_without_paste_ready_the_classic_prompt_rejects_the_block(screen, repl, block, site):
     """copybutton's text alone fails at the real prompt, as the checks' model of it says."""
-    without = format_copy_text(block) + "\n"
+    without = format_copy_text(pasted_blocks(site)[block]["code"]) + "\n"
     shown = screen.paste(without, "typed")
     assert "Error: " in shown and ("SyntaxError" in shown or "IndentationError" in shown), shown
     assert classic_prompt_problem(without) is not None
 
 
 @pytest.mark.parametrize("repl", NEWER)
-def test_typed_lines_are_indented_again_after_a_colon(screen, repl: str) -> None:
+def test_typed_lines_are_indented_again_after_a_colon(screen, repl: str, site: Path) -> None:
     """Without bracketed paste the REPL adds its own indentation to the pasted spaces."""
-    shown = screen.paste(copied_text(LOOP_WITH_BLANK_LINES), "typed")
+    shown = screen.paste(pasted_blocks(site)[1]["copied"], "typed")
     assert "IndentationError: unexpected indent" in shown, shown
 
 

@@ -1,25 +1,17 @@
-"""A reader at the classic ``python`` prompt, Python 3.13's default REPL or IPython, on a
-pseudo-terminal, read off a screen.
+"""A reader at the classic ``python`` prompt, Python 3.13's REPL or IPython, on a pseudo-terminal,
+read off a screen: :class:`ReplScreen`, for tests/harness/test_paste_repls.py.
 
-Used by tests/harness/test_paste_repls.py. The two newer prompts redraw what is typed with escape
-sequences (colours, cursor moves, the auto-indentation they add), so what a reader sees is what a
-terminal emulator (pyte) draws from the bytes, not the bytes. The interpreter is the one running
-the tests; the classic prompt is ``python -I -q`` with ``TERM=dumb`` (no readline, as ``-I``
-leaves it off; on 3.13 ``TERM=dumb`` makes the new REPL step aside, and ``-I`` would ignore
-``PYTHON_BASIC_REPL``). :meth:`ReplScreen.paste` clears the screen
-(Ctrl-L), pastes a block as a terminal does, presses Enter as a reader does while the prompt
-waits with the input unfinished (at most three times), and returns the screen's lines less the
-code (:func:`without_code`).
+The newer REPLs redraw what is typed (colours, cursor moves, their own indentation), so what a
+reader sees is what a terminal emulator (pyte) draws from the bytes. The interpreter is the one
+running the tests; the classic prompt is ``python -I -q`` with ``TERM=dumb`` (no readline: ``-I``
+leaves it off; on 3.13 ``TERM=dumb`` makes the new REPL step aside). :meth:`ReplScreen.paste`
+pastes a block one of three ways, presses Enter as a reader does while the prompt waits with the
+input unfinished, and returns the screen less the code (:func:`without_code`):
 
-How the block is pasted (:data:`HOW`):
-
-- ``bracketed``: ``ESC[200~`` text ``ESC[201~``, what current terminals send; the REPL takes
-  the block as one input.
-- ``typed``: the lines as plain keystrokes, what a terminal without bracketed paste sends (and
-  what the classic prompt gets: CPython turns readline's bracketed paste off); the 3.13 REPL
-  and IPython indent each line after a ``:`` on their own, on top of the pasted spaces.
-- ``own-way``: the REPL's own way for that: F3 (paste mode) before and after the text at the
-  3.13 REPL, ``%cpaste`` then the text then ``--`` at IPython.
+- ``bracketed``: ``ESC[200~`` text ``ESC[201~``, what current terminals send;
+- ``typed``: plain keystrokes, what a terminal without bracketed paste sends, and what the
+  classic prompt gets (CPython turns readline's bracketed paste off);
+- ``own-way``: the REPL's paste mode around the text: F3 at the 3.13 REPL, ``%cpaste`` at IPython.
 """
 
 from __future__ import annotations
@@ -38,7 +30,6 @@ from pathlib import Path
 import pexpect
 import pyte
 
-HOW = ("bracketed", "typed", "own-way")
 #: A prompt at the start of a screen line (``%cpaste`` draws ':'s); what follows is the echo of
 #: the input, or with --simple-prompt the output, drawn after the prompts of the typed lines.
 PROMPT = re.compile(r"^(?::+|(?:>>>|\.\.\.|\(paste\)|In \[\d+\]:|\s*\.\.\.:)(?: |$))")
@@ -58,40 +49,24 @@ class Repl:
     ready: re.Pattern[str]  # the prompt for a new input (nothing typed after it: waiting)
     more: re.Pattern[str]  # the continuation prompt
     traceback: str  # the line that starts a traceback
-    own_way: tuple[str, str]  # sent before and after the text for the ``own-way`` paste
-    own_way_prompt: re.Pattern[str] | None  # the cursor line once ``own_way[0]`` is taken
+    # ``own-way``: sent before the text, the cursor's line once the REPL took it, sent after
+    own_way: tuple[str, str, str] = ("", "", "")
     redraws: bool = True  # clears its screen on Ctrl-L; False: reads plain lines (input())
     term: str = "xterm-256color"
 
 
+TRACEBACK = "Traceback (most recent call last):"
+PROMPTS = re.compile(r">>>"), re.compile(r"\.\.\.|\(paste\)")
+# F3 (xterm's kf3) enters paste mode, and F3 again leaves it.
 PYTHON_REPL = Repl(
-    name="python3.13 REPL",
-    args=("-q",),
-    ready=re.compile(r">>>"),
-    more=re.compile(r"\.\.\.|\(paste\)"),
-    traceback="Traceback (most recent call last):",
-    own_way=("\x1bOR", "\x1bOR"),  # F3 (xterm's kf3) enters paste mode, F3 again leaves it
-    own_way_prompt=re.compile(r"\(paste\)"),
+    "python3.13 REPL", ("-q",), *PROMPTS, TRACEBACK, ("\x1bOR", r"\(paste\)", "\x1bOR")
 )
 IPYTHON = Repl(
-    name="IPython",
-    args=("-m", "IPython", "--no-banner"),
-    ready=re.compile(r"In \[\d+\]:"),
-    more=re.compile(r" *\.\.\.:"),
-    traceback="Traceback (most recent call last)",
-    own_way=("%cpaste\r", "\r--\r"),
-    own_way_prompt=re.compile(":"),
-)
+    "IPython", ("-m", "IPython", "--no-banner"), re.compile(r"In \[\d+\]:"),
+    re.compile(r" *\.\.\.:"), TRACEBACK.rstrip(":"), ("%cpaste\r", ":", "\r--\r"),
+)  # fmt: skip
 CLASSIC = Repl(
-    name="classic python prompt",
-    args=("-I", "-q"),
-    ready=PYTHON_REPL.ready,
-    more=re.compile(r"\.\.\."),
-    traceback=PYTHON_REPL.traceback,
-    own_way=("", ""),  # none: a paste arrives typed
-    own_way_prompt=None,
-    redraws=False,
-    term="dumb",
+    "classic python prompt", ("-I", "-q"), *PROMPTS, TRACEBACK, redraws=False, term="dumb"
 )
 
 
@@ -112,14 +87,6 @@ def without_code(screen: str, code: str) -> str:
     return "\n".join(shown)
 
 
-def _open_stdin(pid: int) -> int | None:
-    """The REPL's terminal, opened to see how much typed input it has not read yet (Linux)."""
-    try:
-        return os.open(f"/proc/{pid}/fd/0", os.O_RDONLY | os.O_NOCTTY | os.O_NONBLOCK)
-    except OSError:
-        return None
-
-
 class ReplError(RuntimeError):
     """The REPL did not come back to its prompt in time, or left."""
 
@@ -130,20 +97,17 @@ class ReplScreen:
     def __init__(self, repl: Repl, cwd: Path, timeout: float) -> None:
         self.repl, self.timeout = repl, timeout
         self.enters = 0  # the Enters the last paste needed
-        env = {
-            "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
-            "HOME": str(cwd),
-            "TERM": repl.term,
-            "LANG": "C.UTF-8",
-            "IPYTHONDIR": str(cwd / ".ipython"),
-        }
+        path, home = os.environ.get("PATH", "/usr/bin:/bin"), str(cwd)
+        env = {"PATH": path, "HOME": home, "TERM": repl.term, "LANG": "C.UTF-8"}
         self.screen = pyte.Screen(COLUMNS, ROWS)
         self.stream = pyte.ByteStream(self.screen)
         self.child = pexpect.spawn(
             sys.executable, list(repl.args), cwd=str(cwd), env=env, dimensions=(ROWS, COLUMNS)
         )
         self.child.delaybeforesend = None
-        self._stdin = _open_stdin(self.child.pid)
+        # The REPL's terminal, to see how much typed input it has not read yet (Linux).
+        stdin = f"/proc/{self.child.pid}/fd/0"
+        self._stdin = os.open(stdin, os.O_RDONLY | os.O_NOCTTY | os.O_NONBLOCK)
         # The REPL asks where the cursor is (prompt_toolkit does); the emulator answers.
         self.screen.write_process_input = lambda answer: self.child.send(answer.encode())
         self._settle(enters=False, until=lambda: True)
@@ -159,17 +123,13 @@ class ReplScreen:
             self.stream.feed(prompt.encode() + b" ")
         text = code.replace("\n", "\r")  # a terminal sends Return for each line break
         before = self.text()
-        if how == "bracketed":
-            self._send(f"\x1b[200~{text}\x1b[201~")
-        elif how == "typed":
-            self._send(text)
-        elif how == "own-way":
-            start, end = self.repl.own_way
+        if how == "own-way":
+            start, taken, end = self.repl.own_way
             self._send(start)
-            self._wait_for(self.repl.own_way_prompt)
+            self._wait_for(re.compile(taken))  # a text sent before would be lost
             self._send(text + end)
         else:
-            raise ValueError(f"unknown paste {how!r}; known: {', '.join(HOW)}")
+            self._send(f"\x1b[200~{text}\x1b[201~" if how == "bracketed" else text)
         # Under load the REPL may not have drawn the paste yet: the prompt it still shows is not
         # the prompt after the paste.
         self.enters = self._settle(enters=True, until=lambda: self.text() != before)
@@ -180,14 +140,11 @@ class ReplScreen:
         return "\n".join(lines).rstrip()
 
     def close(self) -> None:
-        if self._stdin is not None:
-            os.close(self._stdin)
+        os.close(self._stdin)
         self.child.close(force=True)
 
     def _input_pending(self) -> bool:
         """Whether typed bytes still wait to be read: then a prompt on screen is not the last."""
-        if self._stdin is None:
-            return False
         pending = array.array("i", [0])
         fcntl.ioctl(self._stdin, termios.FIONREAD, pending)
         return pending[0] > 0
@@ -217,7 +174,7 @@ class ReplScreen:
                 last = time.monotonic()
 
     def _wait_for(self, prompt: re.Pattern[str]) -> None:
-        """Read until the cursor's line is ``prompt`` (a paste sent before would be lost)."""
+        """Read until the cursor's line is ``prompt``."""
         deadline = time.monotonic() + self.timeout
         while not prompt.fullmatch(self._cursor_line()):
             if time.monotonic() > deadline:
@@ -225,8 +182,7 @@ class ReplScreen:
             self._read(0.05)
 
     def _cursor_line(self) -> str:
-        row = self.screen.buffer[self.screen.cursor.y]
-        return "".join(row[column].data for column in range(COLUMNS)).rstrip()
+        return self.screen.display[self.screen.cursor.y].rstrip()
 
     def _settle(self, enters: bool, until: Callable[[], bool]) -> int:
         """Wait for the prompt of a new input on a screen for which ``until()`` holds; with
@@ -256,9 +212,5 @@ class ReplScreen:
         )
 
     def _state(self) -> str:
-        """The REPL's process state (Linux; '?' elsewhere): 'R' while it computes, so that a
-        prompt on screen is not yet the one after the paste."""
-        try:
-            return Path(f"/proc/{self.child.pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-        except OSError:
-            return "?"
+        """The REPL's process state (Linux): 'R' while it computes."""
+        return Path(f"/proc/{self.child.pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
