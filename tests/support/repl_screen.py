@@ -20,6 +20,7 @@ import array
 import fcntl
 import os
 import re
+import signal
 import sys
 import termios
 import time
@@ -140,8 +141,11 @@ class ReplScreen:
         return "\n".join(lines).rstrip()
 
     def close(self) -> None:
+        """Kill the REPL and wait for it (pexpect's own close gives up after 0.1 s a signal)."""
         os.close(self._stdin)
-        self.child.close(force=True)
+        self.child.kill(signal.SIGKILL)
+        self.child.wait()
+        self.child.close()
 
     def _input_pending(self) -> bool:
         """Whether typed bytes still wait to be read: then a prompt on screen is not the last."""
