@@ -80,13 +80,18 @@ def _shows_a_value(example: doctest.Example) -> bool:
 def paste_problems(step: dict, shown: str, traceback: str, one_input: bool) -> list[str]:
     """What is wrong with what a REPL showed (``shown``, less the pasted code) for one block: a
     SyntaxError or IndentationError, a traceback (its first line: ``traceback``) the page does
-    not show, the page's output lines that the REPL shows (:func:`shown_outputs`) not all on
-    the screen in order, as the page run compares (``...`` matches any text)."""
+    not show, the page's output lines that the REPL shows (:func:`shown_outputs`; but those
+    that are also code lines) not all on the screen in order, as the page run compares
+    (``...`` matches any text, runs of whitespace are equal)."""
     problems = [line.strip() for line in shown.splitlines() if line.startswith(SYNTAX_ERRORS)]
     examples = doctest.DocTestParser().get_examples(step["code"])
     if shown.count(traceback) > sum(example.exc_msg is not None for example in examples):
         problems.append("a traceback the page does not show")
-    lines = [line for line in shown_outputs(step, one_input) if not line.startswith("Traceback")]
-    if not matches("..." + "\n...".join(lines) + "...", shown):
+    code = {line.strip() for line in step["copied"].splitlines()}  # not on the screen either
+    lines = [
+        line.strip() for line in shown_outputs(step, one_input)
+        if line.strip() not in code and not line.startswith("Traceback")
+    ]  # fmt: skip
+    if not matches("..." + "...".join(lines) + "...", shown):
         problems.append(f"the screen does not show these output lines, in this order: {lines}")
     return problems
