@@ -2,7 +2,7 @@
 depend on the torch version; on the default torch, the CPU torchrun blocks as on a machine with
 a GPU), harness-tests (the harness's own tests, once, on the default torch), gpu-host (only the
 CPU torchrun blocks, as on a machine with a GPU),
-paste-repls (paste pages at Python 3.13's REPL and IPython), update-outputs (rewrite the outputs
+paste-repls (paste a page at Python 3.13's REPL and IPython), update-outputs (rewrite the outputs
 of the pages named), gpu, lint, bench. Which test file runs where: its folder, ``tests/sheet/``
 (every torch leg, with the pages) or ``tests/harness/`` (once).
 
@@ -140,17 +140,17 @@ def gpu_host(session: nox.Session) -> None:
 
 @nox.session(name="paste-repls", python=PYTHON313)
 def paste_repls(session: nox.Session) -> None:
-    """Paste pages at Python 3.13's default REPL and at IPython (tests/harness/test_paste_repls.py).
+    """Paste a planted page at Python 3.13's default REPL, IPython and the classic prompt
+    (tests/harness/test_paste_repls.py), once per CI.
 
-    Once per CI, on the default torch (PyPI's torch for Python 3.13 is the CUDA build: a few GB
-    the first time, then pip's cache), not in every docs-tests leg, where these tests skip.
+    No torch: the page needs none (PyPI's torch for Python 3.13 is the CUDA build, a few GB).
+    Without the root conftest.py (``--confcutdir``), which loads the page harness and so torch.
     """
-    install(session, "test,repls")
+    install(session, "docs,repls", torch=None)
     session.run(
-        # Records nothing: it runs no page, and a results file of its Python 3.13 would be an
-        # empty row in the site's table of verified environments. Two workers a core: a test
-        # mostly waits for a REPL to draw (on 2 cores, 2 workers 203 s, 4 workers 121 s).
-        "pytest", "-n", workers(per_core=2), "--torchsheet-results=",
+        # Records nothing (no recorder without the root conftest). Two workers a core: a test
+        # mostly waits for a REPL to draw.
+        "pytest", "-n", workers(per_core=2), "--confcutdir=tests",
         "tests/harness/test_paste_repls.py", *session.posargs, env={"TORCHSHEET_PASTE_REPLS": "1"},
     )  # fmt: skip
 

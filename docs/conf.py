@@ -8,7 +8,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from torchsheet_harness.matrix import torch_versions  # noqa: E402
-from torchsheet_harness.sphinx_ext.copy_text import PAGE_SETTINGS  # noqa: E402
+from torchsheet_harness.pages.copy_text import PAGE_SETTINGS  # noqa: E402
 
 project = "torchsheet"
 author = "torchsheet contributors"
@@ -38,7 +38,7 @@ html_theme_options = {"navigation_with_keys": True}
 
 # The copy button copies code only: no >>> / ... prompts (a bare "..." too) and no output lines,
 # in a form that also pastes at the classic python prompt (torchsheet_harness.sphinx_ext wraps
-# the button's function; see torchsheet_harness/sphinx_ext/copy_text.py). Output blocks (class
+# the button's function; see torchsheet_harness/pages/copy_text.py). Output blocks (class
 # "output") get no button: they are what the code prints, not code to paste.
 copybutton_selector = "div:not(.output) > div.highlight > pre"
 copybutton_prompt_text = PAGE_SETTINGS.prompt

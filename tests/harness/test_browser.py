@@ -3,8 +3,9 @@
 Against the site served on 127.0.0.1 (external hosts are unresolvable to the browser): the
 landing page renders with its navigation and status line; the offline search finds
 "contiguous"; a CUDA block shows its badge; the copy button on a ``>>>`` block puts the code
-without prompts or output on the clipboard, exactly what the Python port of copybutton (used by
-tests/harness/test_copy_paste.py) computes, for every block of that page; no resource comes from
+without prompts or output on the clipboard, exactly what the Python port of copybutton (that the
+page run checks every block with: torchsheet_harness/pages/copy_text.py) computes, for every block
+of that page; no resource comes from
 another host and the console has no errors. Screenshots land in docs/_build/screenshots/.
 Skipped with the reason where Chromium, chromedriver or selenium is missing (.ci/run installs
 the Debian packages listed in .ci/apt-packages.txt).
@@ -26,7 +27,8 @@ from built_site import (
     serve,
 )
 
-from torchsheet_harness.sphinx_ext.copy_text import COPY_TOOLTIP, CopySettings, copied_text
+from torchsheet_harness.pages.copy_text import CopySettings, copied_text
+from torchsheet_harness.sphinx_ext.copy_text import COPY_TOOLTIP
 
 SCREENSHOTS = DOCS / "_build" / "screenshots"
 WAIT_SECONDS = 20

@@ -1,10 +1,11 @@
 """The built HTML site as the site tests see it: built once, served on localhost, its code blocks.
 
 Test support, not part of the harness package: used by tests/harness/test_html.py,
-tests/harness/test_copy_paste.py and tests/harness/test_browser.py. The site is built with
+tests/harness/test_browser.py and (its blocks, the copy button's settings)
+tests/harness/test_paste_repls.py. The site is built with
 ``sphinx-build -W`` from docs/ into a temporary folder (about ten seconds), or taken from
 ``$TORCHSHEET_HTML`` when that names an already built site. Also here: the copy button's settings,
-read from the build (what it yields: :mod:`torchsheet_harness.sphinx_ext.copy_text`).
+read from the build (what it yields: :mod:`torchsheet_harness.pages.copy_text`).
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ from pathlib import Path
 from filelock import FileLock
 
 from torchsheet_harness.locations import page_files
-from torchsheet_harness.sphinx_ext.copy_text import CopySettings
+from torchsheet_harness.pages.copy_text import CopySettings
 
 ROOT = Path(__file__).resolve().parents[2]
 DOCS = ROOT / "docs"

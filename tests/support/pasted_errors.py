@@ -18,7 +18,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from sybil import Document
-
 from torchsheet_harness.pages.blocks import lex_blocks
 from torchsheet_harness.sphinx_ext.error_markers import MARKER
 

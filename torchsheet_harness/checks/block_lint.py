@@ -6,9 +6,10 @@ error on a page is a defect a reader would copy. Blocks run by torchrun are sepa
 are checked one by one.
 
 Each block a reader pastes at the prompt (Python run in-process) is also checked as the copy
-button yields it (:mod:`..sphinx_ext.copy_text`) against the classic ``python`` prompt's rules:
-code that runs from a file can still be a syntax error there. And a ``>>>`` block ends at the
-first exception it shows: IPython and Jupyter run a pasted block as one input and stop there.
+button yields it (:func:`..pages.copy_text.copy_problems`): exactly its statements, and no
+syntax error at the classic ``python`` prompt, where code that runs from a file can still fail.
+And a ``>>>`` block ends at the first exception it shows: IPython and Jupyter run a pasted block
+as one input and stop there.
 ``python -m torchsheet_harness.checks.block_lint [docs]``
 """
 
@@ -24,12 +25,6 @@ from ..locations import display_path, line_at, page_files, place
 from ..pages.collect import page_sybil
 from ..pages.page import Block, read_page
 from ..pages.parser import block_of
-from ..sphinx_ext.copy_text import (
-    classic_prompt_problem,
-    format_copy_text,
-    paste_ready,
-    paste_ready_changes_meaning,
-)
 from .self_contained import region_source
 
 RULES = ["--select", "F,E9", "--ignore", "F811"]
@@ -90,7 +85,9 @@ def lint_page(page: Path, docs: Path) -> list[str]:
 
 
 def paste_findings(page: Path) -> list[str]:
-    """Blocks whose copied code fails at the classic ``python`` prompt, as 'page:line: why'."""
+    """``>>>`` blocks that go on after an exception, as 'page:line: why' (whether a block's copy
+    is its statements and pastes at the classic prompt is checked when its page is collected:
+    :func:`..pages.copy_text.copy_problems`)."""
     read = read_page(page)
     findings = []
     for block in read.blocks:
@@ -99,18 +96,6 @@ def paste_findings(page: Path) -> list[str]:
         requirement = block.requirement
         if requirement.torchrun or requirement.slurm:
             continue  # run as a script, not pasted
-        copied = format_copy_text(str(block.source))
-        if paste_ready_changes_meaning(copied):
-            findings.append(
-                f"{place(page, block.line)}: the copy button's blank-line rule (pasteReady) "
-                "changes what this block means (a blank or unindented line in a multi-line "
-                "string?); write the string without them, e.g. with \\n"
-            )
-        elif (problem := classic_prompt_problem(paste_ready(copied))) is not None:
-            findings.append(
-                f"{place(page, block.line)}: the copy button's code fails at the classic python "
-                f"prompt (3.10-3.12): {problem}"
-            )
         if (line := code_after_an_exception(read.text, block)) is not None:
             findings.append(
                 f"{place(page, line)}: this exception is not the end of its >>> block; IPython "

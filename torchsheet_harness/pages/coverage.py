@@ -21,7 +21,8 @@ from typing import TYPE_CHECKING
 from sybil import Document
 from sybil.parsers.markdown.lexers import RawFencedCodeBlockLexer
 
-from ..locations import display_path, line_at
+from ..locations import display_path, line_at, place
+from .copy_text import copy_problems
 from .markers import page_marker_problems, parse_marker
 
 if TYPE_CHECKING:
@@ -118,7 +119,8 @@ def fence_faults(document: Document) -> list[str]:
 
 
 def page_problems(page: Page) -> list[str]:
-    """Every problem of the page: fence faults, code blocks no example covers, and every marker
+    """Every problem of the page: fence faults, code blocks no example covers, a block whose copy
+    is not its statements or fails at the classic prompt (:mod:`.copy_text`), and every marker
     it cannot honour (:mod:`.markers`). Each is a 'page:line: why' message."""
     document = Document(page.text, page.path)
     spans = [(block.start, block.stop) for block in page.blocks if block.runs]
@@ -138,4 +140,8 @@ def page_problems(page: Page) -> list[str]:
         if line.startswith("%") and number not in attached
         if (marker := parse_marker(line, number)) is not None
     ]
+    for block in page.blocks:
+        pasted = block.executed and block.argument == "python" and block.kind != "literalinclude"
+        if pasted and not (block.requirement.torchrun or block.requirement.slurm):
+            problems += copy_problems(block.code, place(page.path, block.line))
     return problems + page_marker_problems(page.path, page.blocks, dangling)

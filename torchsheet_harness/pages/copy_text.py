@@ -1,0 +1,184 @@
+"""What the copy button puts on the clipboard, and whether that is exactly the block's statements,
+pasteable at the classic ``python`` prompt: :func:`copy_problems`, run at collection on every
+Python block a reader pastes. Pure: no Sphinx, no pytest, nothing executed.
+
+sphinx-copybutton strips the ``>>>``/``...`` prompts and the output lines (:data:`PAGE_SETTINGS`,
+which docs/conf.py passes to it as its ``copybutton_*`` values). A bare ``...`` line (an empty line
+in a ``>>>`` block) is a prompt too, copied as an empty line: it ends a class body or a loop at
+the prompt.
+
+The classic ``python`` prompt (3.10 to 3.12; 3.13's with ``PYTHON_BASIC_REPL``) runs a compound
+statement when it reads a blank line, so code that runs from a file can fail there: a blank line
+inside a loop or class body ends the body (``IndentationError: unexpected indent`` on the next
+line), and a top-level line right after a body is read as part of it (``SyntaxError``). The
+button therefore also passes its text through ``pasteReady`` (sphinx_ext/paste_ready.js, wrapped
+around copybutton's formatCopyText by the site): blank lines inside indented bodies are dropped,
+and a blank line goes before a top-level line that follows a body. Neither changes what the code
+means in a file, IPython or Jupyter. The text ends with one line break: Python 3.13's REPL and
+IPython, which take a bracketed paste as one input, then run it at the reader's one Enter. The
+rule reads lines, not Python: a blank or unindented line inside a triple-quoted string would be
+changed, and :func:`copy_problems` reports such a block.
+
+:func:`format_copy_text` and :func:`paste_ready` are Python ports of the two JavaScript
+functions; tests/harness/test_browser.py checks them against the real ones on the built site.
+"""
+
+from __future__ import annotations
+
+import ast
+import codeop
+import doctest
+import re
+import warnings
+from dataclasses import dataclass
+
+#: The prompts the button strips: '>>> ', '... ', and a bare '...' (an empty continuation line).
+PROMPT = r">>> |\.\.\. |\.\.\.$"
+
+
+@dataclass(frozen=True)
+class CopySettings:
+    """The arguments copybutton.js passes to its formatCopyText (copybutton's defaults for the
+    values docs/conf.py does not set)."""
+
+    prompt: str = PROMPT
+    is_regexp: bool = True
+    only_prompt_lines: bool = True
+    remove_prompts: bool = True
+    copy_empty_lines: bool = False
+    line_continuation: str = ""
+    here_doc_delimiter: str = ""
+
+
+#: What docs/conf.py configures (it reads these).
+PAGE_SETTINGS = CopySettings()
+_CONTINUES_ABOVE = re.compile(r"^([)\]}]|(else|elif|except|finally)\b)")
+
+
+def format_copy_text(text: str, settings: CopySettings = PAGE_SETTINGS) -> str:
+    """sphinx-copybutton's formatCopyText, in Python."""
+    prompt = settings.prompt if settings.is_regexp else re.escape(settings.prompt)
+    regexp = re.compile(f"^({prompt})(.*)")
+    lines, got_prompt = [], []
+    continued = in_here_doc = False
+    for line in text.split("\n"):
+        match = regexp.match(line)
+        if match or continued or in_here_doc:
+            found = match is not None
+            got_prompt.append(found)
+            lines.append(match[2] if settings.remove_prompts and found else line)
+            continued = bool(settings.line_continuation) and line.endswith(
+                settings.line_continuation
+            )
+            if settings.here_doc_delimiter and settings.here_doc_delimiter in line:
+                in_here_doc = not in_here_doc
+        elif not settings.only_prompt_lines:
+            lines.append(line)
+        elif settings.copy_empty_lines and line.strip() == "":
+            lines.append(line)
+    if any(got_prompt):
+        text = "\n".join(lines)
+    return text.removesuffix("\n")
+
+
+def paste_ready(text: str) -> str:
+    """paste_ready.js's pasteReady, in Python: the text as it also pastes at the classic prompt."""
+    lines = text.split("\n")
+    out: list[str] = []
+    after_body = False  # the last code line was indented
+    for index, line in enumerate(lines):
+        if not line.strip():
+            following = next((rest for rest in lines[index + 1 :] if rest.strip()), None)
+            if following is None or following[0] not in " \t":
+                out.append("")
+            continue
+        if line.startswith("#"):
+            out.append(line)
+            continue
+        indented = line[0] in " \t"
+        if not indented and after_body and not _CONTINUES_ABOVE.match(line) and out[-1:] != [""]:
+            out.append("")
+        out.append(line)
+        after_body = indented
+    while out and not out[-1].strip():
+        out.pop()
+    return "\n".join(out) + "\n" if out else ""
+
+
+def copied_text(text: str, settings: CopySettings = PAGE_SETTINGS) -> str:
+    """What the copy button yields for a block whose text is ``text``."""
+    return paste_ready(format_copy_text(text, settings))
+
+
+def classic_prompt_problem(code: str) -> str | None:
+    """Why ``code`` fails when pasted at the classic ``python`` prompt, or None.
+
+    Feeds it line by line as that prompt reads it (the rules of ``code.InteractiveConsole``:
+    a statement runs as soon as it is complete, a compound one at the blank line after it), then
+    one Enter, and reports the first line that is a syntax error there. Nothing is executed.
+    """
+    buffer: list[str] = []
+    lines = code.split("\n")
+    for number, line in enumerate([*lines, ""], 1):
+        buffer.append(line)
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", SyntaxWarning)
+                compiled = codeop.compile_command("\n".join(buffer), "<stdin>", "single")
+        except SyntaxError as error:
+            shown = line if number <= len(lines) else "(Enter)"
+            name = type(error).__name__
+            return f"line {number} of the copied code, {shown.strip()!r}: {name}: {error.msg}"
+        if compiled is not None or (not line.strip() and len(buffer) == 1):
+            buffer = []
+    return None
+
+
+def _statements(code: str) -> str | None:
+    """``code`` parsed (``ast.dump``), None when it does not parse (ruff reports that)."""
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", SyntaxWarning)
+            return ast.dump(ast.parse(code))
+    except SyntaxError:
+        return None
+
+
+def _not_the_statements(code: str, copied: str) -> str | None:
+    """What the block's statements are, when ``copied`` is not exactly them, else None.
+
+    A ``>>>`` block: the copy's non-empty lines are its examples' source lines, in order, and
+    parse to the same statements; a plain block: the copy parses as its code does.
+    """
+    if code.startswith(">>>"):
+        examples = doctest.DocTestParser().get_examples(code)
+        source = "".join(example.source for example in examples)
+        lines = [line for line in source.splitlines() if line.strip()]
+        same = [line for line in copied.splitlines() if line.strip()] == lines
+        if same and _statements(copied) == _statements(source):
+            return None
+        return "the block's statements are\n" + "\n".join(lines)
+    if _statements(code) is None or _statements(copied) == _statements(code):
+        return None
+    return f"the block's code is\n{code.rstrip()}"
+
+
+def copy_problems(code: str, where: str) -> list[str]:
+    """What is wrong with the copy button's text for the Python block ``code``, each as
+    '``where``: why' (``where`` is the block's 'page:line'); [] when the copy is exactly the
+    block's statements and pastes at the classic ``python`` prompt."""
+    raw = format_copy_text(code)
+    copied = paste_ready(raw)
+    wrong = _not_the_statements(code, copied)
+    if wrong is not None and _not_the_statements(code, raw) is None:
+        return [
+            f"{where}: the copy button's blank-line rule (pasteReady) changes what this block "
+            "means (a blank or unindented line in a multi-line string?); write the string "
+            "without them, e.g. with \\n"
+        ]
+    if wrong is not None:
+        return [f"{where}: the copy button yields\n{copied}but {wrong}"]
+    problem = classic_prompt_problem(copied)
+    if problem is not None:
+        return [f"{where}: the copy button's code fails at the classic python prompt: {problem}"]
+    return []
