@@ -61,7 +61,9 @@ def edit_for(example: Example, mismatch: OutputMismatch) -> Edit:
         raise NotUpdatable("no text found that the comparison accepts")
     new = "".join(f"{indent}{line}\n" for line in lines)
     old = text[start:end]
-    if mismatch.part == "block" and old.endswith("\n") != new.endswith("\n"):
+    # An output block's text ends where its closing fence starts (an empty one: the fence's own
+    # line), so the new text keeps the old one's ending, and always one before a fence.
+    if mismatch.part == "block" and old and old.endswith("\n") != new.endswith("\n"):
         new = new + "\n" if old.endswith("\n") else new.rstrip("\n")
     return Edit(example.path, digest(text), start, end, old, new, line_at(text, start))
 
