@@ -12,6 +12,7 @@ what goes in, nothing learned by watching a run. No pytest and no torch here.
 
 from __future__ import annotations
 
+import ast
 import hashlib
 from collections.abc import Iterable
 from pathlib import Path
@@ -67,3 +68,16 @@ def test_file_key(
         paths += sorted(p for p in path.rglob("*") if p.is_file()) if path.is_dir() else [path]
     parts = _files(paths, rootdir)
     return digest_of([*parts, ("harness", harness.encode()), ("env", environment.encode())])
+
+
+def declared_inputs(test_file: Path) -> list[str]:
+    """The paths a test file's ``pytestmark = pytest.mark.torchsheet_inputs(...)`` declares, read
+    from its source (under pytest-xdist the controller collects nothing)."""
+    try:
+        tree = ast.parse(test_file.read_text(encoding="utf-8"))
+    except (OSError, SyntaxError):
+        return []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and getattr(node.func, "attr", "") == "torchsheet_inputs":
+            return [arg.value for arg in node.args if isinstance(arg, ast.Constant)]
+    return []

@@ -7,19 +7,14 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from sybil import Document
-from torchsheet_harness.pages.blocks import lex_blocks
 
 from torchsheet_harness.checks.block_lint import paste_findings
 from torchsheet_harness.pages import copy_text
 from torchsheet_harness.pages.copy_text import copy_problems, paste_ready
+from torchsheet_harness.pages.page import read_page
 
 PAGE = Path(__file__).parents[1] / "support" / "pasted_page.md"
-BLOCKS = [
-    str(block.source)
-    for block in lex_blocks(Document(PAGE.read_text(encoding="utf-8"), str(PAGE)))
-    if block.argument == "python"
-]
+BLOCKS = [block.code for block in read_page(PAGE).blocks if block.argument == "python"]
 CLASS_BODY, LOOP_WITH_BLANK_LINES = BLOCKS[:2]
 BODY_THEN_TOP_LEVEL = 'for step in range(2):\n    pass\nprint("done")\n'
 STRING_IN_BODY = 'def text():\n    return """first\n\n    second"""\n'

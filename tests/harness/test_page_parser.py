@@ -124,7 +124,7 @@ def test_a_block_that_prints_unseen_output_fails() -> None:
 @pytest.mark.parametrize(
     ("text", "message"),
     [
-        ("% not-run:\n```bash\necho hi\n```\n", ":2: '% not-run:' needs a reason"),
+        ("% not-run:\n```bash\necho hi\n```\n", ":1: write '% not-run: <why it is not run>'"),
         (
             "Prose.\n\n```{code-block} text\n:class: output\nhello\n```\n",
             ":3: an output block must directly follow",

@@ -12,15 +12,20 @@ CPU = results.Environment(torch="2.13.0+cpu", device="CPU", gpus=0, python="3.11
 NEWER = results.Environment(torch="2.14.1+cpu", device="CPU", gpus=0, python="3.11.7")
 
 
-def test_cpu_blocks_over_their_budget_are_named() -> None:
+def test_cpu_blocks_over_their_budget_are_named(tmp_path: Path) -> None:
+    fence, launched = (
+        "```python\nx = 1\n```\n",
+        "```{code-block} python\n:class: needs-torchrun-2\npass\n```\n",
+    )
+    (tmp_path / "a.md").write_text(f"# A\n\nP.\n\n{fence}\n{fence}")  # blocks on lines 5, 9
+    (tmp_path / "b.md").write_text(f"# B\n\n{launched}\n{launched}")  # lines 3, 8
+    # A GPU block (line 4): the GPU runner's time, not judged.
+    (tmp_path / "c.md").write_text(
+        "# C\n\n\n```{code-block} python\n:class: needs-cuda\npass\n```\n"
+    )
     seconds = {("a.md", 5): 10.5, ("a.md", 9): 9.9, ("b.md", 3): 61.0, ("b.md", 8): 59.0}
     seconds |= {("c.md", 4): 300.0}
-    described = {
-        ("b.md", 3): {"launched": True},
-        ("b.md", 8): {"launched": True},
-        ("c.md", 4): {"gpus": 1},  # a GPU block: the GPU runner's time, not judged
-    }
-    assert timings.slow_blocks(seconds, described) == [
+    assert timings.slow_blocks(seconds, tmp_path) == [
         "torchsheet: slow block docs/b.md:3 took 61.0 s (budget 60 s launched)",
         "torchsheet: slow block docs/a.md:5 took 10.5 s (budget 10 s in process)",
     ]
@@ -30,7 +35,7 @@ def entry(docs: Path, page: str, finished: str, **seconds: float) -> results.Pag
     blocks = {line[1:]: {"outcome": "passed", "seconds": s} for line, s in seconds.items()}
     blocks["99"] = {"outcome": "skipped", "reason": "needs CUDA", "seconds": 0.001}
     blocks["120"] = {"end": 125}  # this run did not run it
-    digest = results.page_digest(docs / page)
+    digest = results.page_digest((docs / page).read_text(encoding="utf-8"))
     return results.PageEntry(sha256=digest, finished=finished, errors=0, blocks=blocks)
 
 

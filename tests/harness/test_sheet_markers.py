@@ -176,9 +176,9 @@ def test_markers_change_nothing_the_harness_collects(tmp_path: Path) -> None:
 def test_markers_leave_the_audit_clean_and_a_marker_on_not_run_is_caught(tmp_path: Path) -> None:
     page = tmp_path / "page.md"
     page.write_text(PAGE, encoding="utf-8")
-    assert audit_page(page, tmp_path).problems == []
+    assert audit_page(page).problems == []
     page.write_text(PAGE.replace("% not-run: a shell command\n", "% not-run: x\n% quickref: X\n"))
-    problems = audit_page(page, tmp_path).problems
+    problems = audit_page(page).problems
     assert problems and all("page.md" in problem for problem in problems)
 
 
@@ -210,7 +210,6 @@ def test_a_quickref_section_the_sheet_does_not_show_fails_the_build(tmp_path: Pa
     assert "page.md:34: quickref section 'Unknown section' is not on the quick" in warnings
 
 
-@pytest.mark.xfail(strict=True, reason="lead wires page_marker_problems into collection")
 def test_a_bad_marker_fails_pytest_on_the_page_at_collection(pytester: pytest.Pytester) -> None:
     pytester.makeconftest(conftest(PLUGIN))
     pytester.mkdir("docs")

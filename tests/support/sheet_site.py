@@ -81,7 +81,7 @@ def record(
     """A schema-3 results file of ``environment`` for the planted ``page``: ``blocks`` by line,
     recorded on its source as it is now (unless ``stale``)."""
     source = root / "src"
-    digest = "0" * 64 if stale else page_digest(source / page)
+    digest = "0" * 64 if stale else page_digest((source / page).read_text(encoding="utf-8"))
     environment = Environment(**environment, key=environment_key(environment))
     entry = {"sha256": digest, "finished": "2026-01-01 00:00 UTC", "errors": 0, "blocks": blocks}
     data = {"schema": 3, "environment": environment, "last_run": {}, "pages": {page: entry}}

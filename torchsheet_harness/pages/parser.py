@@ -24,7 +24,7 @@ from sybil.parsers.abstract.doctest import DocTestStringParser
 from sybil.typing import Evaluator
 
 from ..locations import place
-from ..run import evaluators
+from ..run import evaluators, prompt
 from .page import Block, page_of
 from .requirements import Requirement, RequirementError
 
@@ -48,7 +48,7 @@ class PageParser:
     """Sybil parser turning a MyST page's code blocks into checked examples."""
 
     def __init__(self, check_coverage: bool = True) -> None:
-        self.doctest_parser = DocTestStringParser(evaluators.DocTestExample())
+        self.doctest_parser = DocTestStringParser(prompt.DocTestExample())
         self.check_coverage = check_coverage
 
     def __call__(self, document: Document) -> Iterable[Region]:
@@ -105,7 +105,7 @@ class PageParser:
                 region.adjust(whole, block.source)
                 yield PageRegion(region.start, region.end, region.parsed, region.evaluator, block)
         else:
-            evaluator = evaluators.PythonBlock(expected)
+            evaluator = prompt.PythonBlock(expected)
             yield PageRegion(block.start, block.stop, block.source, evaluator, block)
 
 

@@ -36,7 +36,7 @@ from sybil.integration.pytest import SybilItem
 from ..locations import display_path, place
 from ..pages.page import Block
 from ..pages.parser import block_of
-from ..run import evaluators, gpu_host
+from ..run import evaluators, gpu_host, prompt
 
 MARKERS = {
     "gpu": "needs at least one CUDA GPU (run with `pytest -m gpu` on a GPU runner)",
@@ -44,6 +44,8 @@ MARKERS = {
     "distributed": "launched as several processes by torchrun",
     "slurm": "needs a Slurm cluster (a private two-node cluster on this machine is started for it)",
     "slow": "takes more than a few seconds",
+    "torchsheet_inputs": "(paths) the project files a sheet-side test file's verdict reads: part "
+    "of its reuse key, with its source and tests/support/",
 }
 BLOCK_PROPERTY = "torchsheet_block"
 #: ``pytest --update-outputs`` (rewrite outputs in the pages) comes with this plugin.
@@ -101,7 +103,7 @@ def runs_in_process(example: Example) -> bool:
     evaluator = example.region.evaluator
     if isinstance(evaluator, evaluators.Gated):
         evaluator = evaluator.inner
-    return isinstance(evaluator, (evaluators.PythonBlock, DocTestEvaluator))
+    return isinstance(evaluator, (prompt.PythonBlock, DocTestEvaluator))
 
 
 def block_timeout(config: pytest.Config) -> float | None:

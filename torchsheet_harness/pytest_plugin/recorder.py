@@ -22,7 +22,6 @@ a failure: no CUDA device visible, a CPU build of torch, or every selected block
 
 from __future__ import annotations
 
-import ast
 from collections import Counter, defaultdict
 from datetime import datetime, timezone
 from pathlib import Path
@@ -35,7 +34,6 @@ from ..pages.page import Block, read_page
 from . import block_of_report, timings
 
 SHEET_TESTS = "tests/sheet/"
-INPUTS_MARKER = "torchsheet_inputs"
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -172,11 +170,6 @@ def selects_part(config: pytest.Config) -> bool:
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    config.addinivalue_line(
-        "markers",
-        f"{INPUTS_MARKER}(*paths): the project files a sheet-side test file's verdict depends on "
-        "(its reuse key, with its source and tests/support/)",
-    )
     if hasattr(config, "workerinput"):  # a pytest-xdist worker: the controller records
         return
     if config.getoption("--torchsheet-expect-gpu"):
@@ -206,7 +199,7 @@ class ResultsRecorder:
         passes = {}
         for name, outcomes in self.record.test_files.items():
             if outcomes == {"passed"}:
-                inputs = declared_inputs(self.config.rootpath / name)
+                inputs = reuse_key.declared_inputs(self.config.rootpath / name)
                 key = reuse_key.test_file_key(
                     self.config.rootpath / name, inputs, self.config.rootpath, harness, env
                 )
@@ -251,16 +244,3 @@ class ResultsRecorder:
     def pytest_terminal_summary(self, terminalreporter) -> None:
         for line in self.summary:
             terminalreporter.write_line(line)
-
-
-def declared_inputs(test_file: Path) -> list[str]:
-    """The paths a test file's ``pytestmark = pytest.mark.torchsheet_inputs(...)`` declares, read
-    from its source (under pytest-xdist the controller collects nothing)."""
-    try:
-        tree = ast.parse(test_file.read_text(encoding="utf-8"))
-    except (OSError, SyntaxError):
-        return []
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Call) and getattr(node.func, "attr", "") == INPUTS_MARKER:
-            return [arg.value for arg in node.args if isinstance(arg, ast.Constant)]
-    return []

@@ -23,7 +23,7 @@ import pytest
 from .. import environment, results, reuse_key
 from ..locations import page_files
 from ..pages.page import read_page
-from .recorder import SHEET_TESTS, declared_inputs, recorded_path
+from .recorder import SHEET_TESTS, recorded_path
 
 OPTION = "--torchsheet-reuse"
 
@@ -75,7 +75,7 @@ class Reuse:
             name = source.relative_to(root).as_posix()
             entry = data.get("test_files", {}).get(name)
             if self.selected(source, named) and entry is not None:
-                inputs = declared_inputs(source)
+                inputs = reuse_key.declared_inputs(source)
                 key = reuse_key.test_file_key(source, inputs, root, harness, env)
                 self.decide(source, name, entry, key)
 

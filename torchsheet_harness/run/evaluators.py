@@ -1,8 +1,9 @@
 """Evaluators: each runs one example and returns None on success or a failure message.
 
 Each is a :data:`sybil.typing.Evaluator`. Every message starts with 'page:line' so a reader of
-the pytest report can open the block. A block run as processes of its own (a script, torchrun,
-Slurm) runs in a fresh temporary directory through :func:`run_in_workdir`. An output that
+the pytest report can open the block. Blocks run in the page's interpreter are in :mod:`.prompt`;
+here the gates and a block run as processes of its own (a script, torchrun, Slurm), in a fresh
+temporary directory through :func:`run_in_workdir`. An output that
 differs fails with an :class:`.outputs.OutputMismatch`: the message, with the first differing
 column marked, carrying what the page expected and what was printed (every rank's stdout, rank 0
 first, for torchrun), which ``--update-outputs`` writes back into the page.
@@ -10,32 +11,27 @@ first, for torchrun), which ``--update-outputs`` writes back into the page.
 
 from __future__ import annotations
 
-import ast
-import io
 import os
 import sys
 import tempfile
 from collections.abc import Callable
-from contextlib import redirect_stdout
 from dataclasses import dataclass
 from pathlib import Path
 from typing import ClassVar
 from unittest import SkipTest
 
 from sybil import Example
-from sybil.evaluators.doctest import DocTestEvaluator, DocTestRunner, OutputChecker
 from sybil.typing import Evaluator
 
 from ..locations import place
 from ..pages.requirements import Requirement
 from .deprecations import (
-    Watch,
     deprecation_error,
     launch_filters,
     reissue_process_warnings,
     script_line,
 )
-from .outputs import OPTION_FLAGS, OutputMismatch, first_difference, matches
+from .outputs import OutputMismatch, first_difference, matches
 from .process import run_command
 
 SNIPPET_TIMEOUT_SECONDS = 180.0
@@ -72,71 +68,6 @@ def compare_output(expected: str, got: str, place: str) -> OutputMismatch | None
     return OutputMismatch(message, expected, got)
 
 
-class _RecordingChecker(OutputChecker):
-    """Sybil's checker, remembering the last (want, got) doctest compared.
-
-    For an example that shows a traceback, doctest compares only its exception line(s) with the
-    exception raised; this is how the evaluator learns which.
-    """
-
-    last: tuple[str, str] = ("", "")
-
-    def check_output(self, want: str, got: str, optionflags: int) -> bool:
-        self.last = (want, got)
-        return super().check_output(want, got, optionflags)
-
-
-class _Runner(DocTestRunner):
-    def __init__(self, optionflags: int) -> None:
-        super().__init__(optionflags)
-        self._checker = _RecordingChecker()
-        self.mismatch: tuple[str, str, str] | None = None
-        self.exited: str | None = None  # the exception line of a SystemExit an example raised
-
-    def report_failure(self, out, test, example, got) -> None:  # noqa: ANN001
-        want, printed = self._checker.last
-        exception = example.exc_msg is not None and want == example.exc_msg
-        if exception and printed.startswith("SystemExit"):
-            self.exited = printed.strip()
-        self.mismatch = (want, printed, "exception" if exception else "want")
-        super().report_failure(out, test, example, got)
-        out(first_difference(want, printed) + "\n")
-
-    def report_success(self, out, test, example, got) -> None:  # noqa: ANN001
-        if example.exc_msg is not None and example.exc_msg.startswith("SystemExit"):
-            self.exited = example.exc_msg.strip()  # a traceback a prompt never prints
-        super().report_success(out, test, example, got)
-
-    def report_unexpected_exception(self, out, test, example, exc_info) -> None:  # noqa: ANN001
-        if issubclass(exc_info[0], SystemExit):
-            self.exited = f"{exc_info[0].__name__}: {exc_info[1]}"
-        super().report_unexpected_exception(out, test, example, exc_info)
-
-
-class DocTestExample(DocTestEvaluator):
-    """Sybil's doctest evaluator, whose failure marks the first differing column and carries
-    what the page expected and what was printed (an :class:`.outputs.OutputMismatch`).
-
-    An example that raised an exception its output does not show fails with a plain message.
-    """
-
-    def __init__(self, optionflags: int = OPTION_FLAGS) -> None:
-        self.runner = _Runner(optionflags)
-
-    def __call__(self, example: Example) -> str:
-        __tracebackhide__ = True
-        self.runner.mismatch = self.runner.exited = None
-        with Watch(example, shows_deprecation(example)) as watch:
-            message = super().__call__(example)
-        if self.runner.exited is not None:
-            return ends_the_interpreter(example, example.line, self.runner.exited)
-        deprecated = watch.failure()
-        if message and self.runner.mismatch is not None:
-            want, got, part = self.runner.mismatch
-            return OutputMismatch(message, want, got, part)
-        return message or deprecated or ""
-
-
 @dataclass
 class SkipWithReason:
     """Evaluator for a block the page exempts with ``% not-run: reason``: reported as SKIPPED."""
@@ -160,52 +91,6 @@ class Gated:
         if reason is not None:
             raise SkipTest(reason)
         return self.inner(example)
-
-
-@dataclass
-class PythonBlock:
-    """Runs a plain Python block as a pasted copy runs at the prompt, and checks what it printed.
-
-    Each top-level statement is compiled and run on its own in the prompt's mode (``single``),
-    so the value of an expression statement is echoed as the prompt echoes it; the block stops
-    at the first exception, which fails it. ``expected`` is the text of the output block that
-    follows it on the page, or None: a block that prints while the page shows nothing fails.
-    """
-
-    expected: str | None = None
-
-    def __call__(self, example: Example) -> str | None:
-        __tracebackhide__ = True
-        tree = ast.parse(padded_source(example), example.path)
-        buffer = io.StringIO()
-        with redirect_stdout(buffer), Watch(example, shows_deprecation(example)) as watch:
-            for statement in tree.body:
-                single = ast.Interactive([statement])
-                code = compile(single, example.path, "single", dont_inherit=True)
-                try:
-                    exec(code, example.namespace)
-                except SystemExit as exiting:
-                    return ends_the_interpreter(example, statement.lineno, exiting)
-        got, deprecated = buffer.getvalue(), watch.failure()
-        if self.expected is not None:
-            return compare_output(self.expected, got, where(example)) or deprecated
-        if got.strip():
-            return (
-                f"{where(example)}: the block printed output but the page shows none (a value "
-                "the prompt echoes counts); follow it with an output block or use a >>> block\n"
-                f"--- got ---\n{got.rstrip()}"
-            )
-        return deprecated
-
-
-def ends_the_interpreter(example: Example, line: int, exiting: BaseException | str) -> str:
-    """The failure of a block whose code ends the interpreter, as it would a reader's prompt."""
-    if isinstance(exiting, BaseException):
-        exiting = f"{type(exiting).__name__}: {exiting}"
-    return (
-        f"{where(example, line)}: the block ends the interpreter ({exiting}); pasted at a "
-        "prompt, it would exit there and nothing after it would run"
-    )
 
 
 def run_in_workdir(
