@@ -8,7 +8,6 @@ from pathlib import Path
 
 import pytest
 
-from torchsheet_harness.checks.block_lint import paste_findings
 from torchsheet_harness.pages import copy_text
 from torchsheet_harness.pages.copy_text import copy_problems, paste_ready
 from torchsheet_harness.pages.page import read_page
@@ -67,8 +66,8 @@ def test_code_the_classic_prompt_rejects_is_named(monkeypatch, block: str, error
     assert error in problem
 
 
-def test_the_page_linter_names_the_page_and_line_of_a_block(tmp_path: Path) -> None:
+def test_collecting_the_page_names_the_page_and_line_of_a_block(tmp_path: Path) -> None:
     page = tmp_path / "page.md"
     page.write_text(f"# Page\n\n```python\n{STRING_IN_BODY}```\n\n```python\n{CLASS_BODY}```\n")
-    findings = paste_findings(page)
-    assert len(findings) == 1 and "page.md:3: the copy button's blank-line rule" in findings[0]
+    problems = read_page(page).problems
+    assert len(problems) == 1 and "page.md:3: the copy button's blank-line rule" in problems[0]
