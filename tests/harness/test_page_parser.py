@@ -191,3 +191,39 @@ def test_a_markdown_example_may_show_fences_and_headings(tmp_path: Path) -> None
     path = tmp_path / "page.md"
     path.write_text(text)
     assert fence_faults(Document(text, str(path))) == []
+
+
+def test_a_page_run_and_a_docs_build_lex_the_page_once(pytester, monkeypatch, tmp_path) -> None:
+    """One process runs a page's tests, then builds the site from it: one reading in all (the
+    site reads the doctree and the results file, never the page's source)."""
+    from planted import PLUGIN, RECORDER, conftest
+    from sheet_site import build, two_pages
+    from sybil.parsers.markdown import lexers as markdown
+    from sybil.parsers.myst import lexers as myst
+
+    lexed, sybil_lexers = [], []
+    read = pages._blocks
+    monkeypatch.setattr(pages, "_blocks", lambda document: lexed.append(1) or read(document))
+    for lexer in (
+        markdown.FencedCodeBlockLexer,
+        markdown.RawFencedCodeBlockLexer,
+        myst.DirectiveLexer,
+    ):
+        call = lexer.__call__
+        monkeypatch.setattr(
+            lexer, "__call__", lambda self, doc, c=call: sybil_lexers.append(1) or c(self, doc)
+        )
+    text = PAGE.replace("Purpose.", f"Purpose, read once ({tmp_path.name}).")
+    pytester.makeconftest(conftest(PLUGIN, RECORDER))
+    pytester.mkdir("docs")
+    pytester.path.joinpath("docs", "page.md").write_text(text)
+    pytester.inline_run("-p", "no:cacheprovider", "docs").assertoutcome(passed=2, skipped=2)
+    assert len(lexed) == 1
+    sybil_lexers.clear()
+    site = build(
+        tmp_path,
+        two_pages("", text),
+        conf=f"torchsheet_results = {str(pytester.path / 'docs' / '_build' / 'results')!r}\n",
+    )
+    assert "Verified with torch" in site.html("page")
+    assert len(lexed) == 1 and sybil_lexers == []
