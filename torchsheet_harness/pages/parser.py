@@ -39,10 +39,16 @@ class PageRegion(Region):
     """A Sybil region that knows the page block it comes from."""
 
     def __init__(
-        self, start: int, end: int, parsed: object, evaluator: Evaluator, block: BlockInfo
+        self,
+        start: int,
+        end: int,
+        parsed: object,
+        evaluator: Evaluator,
+        block: BlockInfo,
+        code: evaluators.BlockCode | None = None,
     ):
         if not block.requirement.is_cpu_only:
-            evaluator = evaluators.Gated(block.requirement, evaluator)
+            evaluator = evaluators.Gated(block.requirement, evaluator, code)
         super().__init__(start, end, parsed, evaluator)
         self.block = block
 
@@ -103,13 +109,16 @@ class PageParser:
         info = block.info(block.requirement(document.path), output)
         check_gpu_host(document, block, info.requirement)
         source = block.source
+        first_line = block.line + source.line_offset + 1  # of its code: for the static check
+        code = evaluators.BlockCode(str(source), document.path, first_line)
         if info.requirement.torchrun or info.requirement.slurm:
             _shown_in_process(document, info)
             expected = str(output.source) if output is not None else None
             launched = launcher(info.requirement)(
                 info.requirement, source=source, expected=expected, gpu_host=block.gpu_host
             )
-            yield PageRegion(block.start, end, source, launched, info)  # parsed: for the linter
+            code = None if info.requirement.slurm else code  # a batch script is no Python
+            yield PageRegion(block.start, end, source, launched, info, code)  # parsed: for lint
             return
         if source.startswith(">>>"):
             if output is not None:
@@ -119,10 +128,11 @@ class PageParser:
                 )
             for region in self.doctest_parser(source, document.path):
                 region.adjust(_bare_region(block), source)
-                yield PageRegion(region.start, region.end, region.parsed, region.evaluator, info)
+                parsed, evaluator = region.parsed, region.evaluator
+                yield PageRegion(region.start, region.end, parsed, evaluator, info, code)
             return
         expected = str(output.source) if output is not None else None
-        yield PageRegion(block.start, end, source, evaluators.PythonBlock(expected), info)
+        yield PageRegion(block.start, end, source, evaluators.PythonBlock(expected), info, code)
 
     def _script(self, document: Document, block: Block, output: Block | None, end: int) -> Region:
         info = block.info(block.requirement(document.path), output)
@@ -145,7 +155,8 @@ class PageParser:
             )
         else:
             evaluator = evaluators.ScriptFile(script, expected)
-        return PageRegion(block.start, end, None, evaluator, info)
+        code = evaluators.BlockCode.of_script(script)
+        return PageRegion(block.start, end, None, evaluator, info, code)
 
 
 def launcher(requirement: Requirement) -> type:

@@ -10,6 +10,7 @@ first, for torchrun), which ``--update-outputs`` writes back into the page.
 
 from __future__ import annotations
 
+import doctest
 import io
 import os
 import sys
@@ -25,7 +26,8 @@ from sybil import Example
 from sybil.evaluators.doctest import DocTestEvaluator, DocTestRunner, OutputChecker
 from sybil.typing import Evaluator
 
-from ..locations import place
+from ..checks import static_check
+from ..locations import display_path, place
 from ..pages.requirements import Requirement
 from .deprecations import (
     Watch,
@@ -131,19 +133,59 @@ class SkipWithReason:
         raise SkipTest(f"not run: {self.reason}")
 
 
+@dataclass(frozen=True)
+class BlockCode:
+    """A block's whole Python code (an included script's: the file) and the line it starts on."""
+
+    text: str
+    path: str
+    first_line: int = 1
+
+    @classmethod
+    def of_script(cls, script: Path) -> BlockCode | None:
+        """An included script's code; None for one that is no Python (a batch script)."""
+        if script.suffix != ".py":
+            return None
+        return cls(script.read_text(encoding="utf-8"), str(script))
+
+
+def static_findings(example: Example, code: BlockCode) -> tuple[str | None, list[str]]:
+    """What :mod:`..checks.static_check` finds in the lines of ``code`` that are ``example``'s
+    (a ``>>>`` example's own; else all): (the failure message or None, what it left unresolved)."""
+    found = static_check.findings(code.text, code.path, code.first_line, shows_deprecation(example))
+    lines: range | None = None
+    if isinstance(example.parsed, doctest.Example):
+        lines = range(example.line, example.line + example.parsed.source.count("\n"))
+    problems = [message for line, message in found.problems if lines is None or line in lines]
+    unresolved = [message for line, message in found.unresolved if lines is None or line in lines]
+    if not problems:
+        return None, unresolved
+    if code.path != example.path:  # an included script: say which page shows it
+        problems.insert(0, f"{where(example)}: {display_path(code.path)} fails the static check")
+    return "\n".join(problems), unresolved
+
+
 @dataclass
 class Gated:
-    """Runs ``inner`` only when this machine meets ``requirement``; otherwise SKIPPED with why."""
+    """Runs ``inner`` only when this machine meets ``requirement``; otherwise SKIPPED with why,
+    once its ``code`` (None: not Python) passes the static check, which fails it otherwise."""
 
     requirement: Requirement
     inner: Evaluator
+    code: BlockCode | None = None
 
     def __call__(self, example: Example) -> str | None:
         __tracebackhide__ = True
         reason = self.requirement.unmet_reason()
-        if reason is not None:
-            raise SkipTest(reason)
-        return self.inner(example)
+        if reason is None:
+            return self.inner(example)
+        if self.code is not None:
+            failure, unresolved = static_findings(example, self.code)
+            if failure:
+                return failure
+            if unresolved:
+                reason += "; the static check left unresolved: " + "; ".join(unresolved)
+        raise SkipTest(reason)
 
 
 @dataclass
@@ -199,7 +241,9 @@ class ScriptFile:
     timeout: float = SNIPPET_TIMEOUT_SECONDS
 
     def __call__(self, example: Example) -> str | None:
-        return run_in_workdir(example, "torchsheet-snippet-", self.run, self.expected)
+        code = BlockCode.of_script(self.script)
+        failure = static_findings(example, code)[0] if code else None
+        return failure or run_in_workdir(example, "torchsheet-snippet-", self.run, self.expected)
 
     def run(self, workdir: Path) -> tuple[str | None, str]:
         env = dict(os.environ, **launch_filters(self.script))
@@ -234,7 +278,9 @@ class LaunchedBlock:
         def run(workdir: Path) -> tuple[str | None, str]:
             return self.launch(example, workdir)
 
-        return run_in_workdir(example, self.prefix, run, self.expected)
+        code = BlockCode.of_script(self.script) if self.script else None
+        failure = static_findings(example, code)[0] if code else None
+        return failure or run_in_workdir(example, self.prefix, run, self.expected)
 
     def launch(self, example: Example, workdir: Path) -> tuple[str | None, str]:
         """Run the block from ``workdir``: (failure message or None, the output to check)."""
