@@ -45,6 +45,8 @@ SHEET = {
     "tests/test_page_isolation.py": "the global torch state a page can change, per version",
     "tests/test_rerun_same_dir.py": "runs the process-groups page's TCPStore block twice",
     "tests/test_snippet_backend.py": "runs the snippets' backend choice against torch.cuda",
+    "tests/test_static_check.py": "GPU blocks' and snippets' names, calls and deprecations, "
+    "against this torch",
 }
 HARNESS = {
     "tests/test_audit.py": "which blocks of the pages' text run: no torch",
