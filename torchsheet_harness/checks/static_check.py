@@ -1,33 +1,26 @@
-"""A static check of code this machine cannot run, against the installed torch.
+"""Reads code this machine cannot run, without running it, against the installed torch.
 
-:func:`findings` reads a block's code (a ``>>>`` block: its examples' sources) or a script's, and
-runs none of it. It reports, each at its page (or file) and line:
+:func:`findings` takes a block's code (a ``>>>`` block: its examples' sources) or a script's and
+reports, at its page (or file) line: a ``SyntaxError``; a name missing from this torch, with the
+closest one (every attribute chain rooted at a name that only the code's own torch imports bind,
+``import torch.distributed as dist``, ``from torch import nn``, ..., read or assigned, and each
+name those imports import; submodules are imported as needed, then ``getattr``); a call of a
+resolved name that is not callable or does not bind to its ``inspect.signature`` (literal
+arguments as written, others as stand-ins); a deprecated API, unless ``shows_deprecation``: an
+object along a chain with a ``__deprecated__`` message (``typing_extensions.deprecated``, which
+torch 2.13 to 2.15 put on ``torch.cuda.amp.autocast``, ``custom_fwd``,
+``torch.distributed._all_gather_base`` and ``torch.cuda.amp.GradScaler.__init__``; for a class:
+its own, its ``__init__``'s or its own ``__new__``'s), or a Python function (a class: its
+``__init__``) that warns DeprecationWarning or FutureWarning at the top level of its body
+(``torch.cuda.reset_max_memory_allocated``, ``torch.nn.init.normal``).
 
-- a ``SyntaxError``;
-- an attribute chain rooted at a name that only the code's own torch imports bind (``import
-  torch``, ``import torch.distributed as dist``, ``from torch import nn``, ...), or a name such an
-  import names, that does not resolve in the installed torch (submodules are imported as needed,
-  then ``getattr``), with the closest existing name;
-- a call whose callee resolves but does not bind to its ``inspect.signature`` with the arguments
-  written (a wrong keyword, too many or missing arguments) or is not callable;
-- an API marked deprecated, unless the block shows it on purpose (``shows_deprecation``): an
-  object along a chain carrying ``__deprecated__`` (``typing_extensions.deprecated`` and
-  ``warnings.deprecated``, which torch 2.13 to 2.15 use for ``torch.cuda.amp.autocast``,
-  ``GradScaler``, ``custom_fwd``, ``torch.distributed._all_gather_base``, ...: a class's own, or
-  its ``__init__``'s or own ``__new__``'s), or a Python function (a class: its ``__init__``) whose
-  body warns ``DeprecationWarning`` or ``FutureWarning`` unconditionally, at its top level
-  (``torch.cuda.reset_max_memory_allocated``, ``torch.nn.init.normal``).
-
-It does not run the code, so it checks no tensor shape, device, dtype or value. It does not
-resolve a name the code binds itself (``model = ...; model.cuda()``), a name bound both by a torch
-import and otherwise, or a name imported only by an earlier block; nor bind a call with ``*`` or
-``**`` arguments, or one whose callee has no signature (most C++ functions: ``torch.ones``). A
-warning raised under a condition, by C++ code, or when a module is first imported is not seen.
-
-On a CPU build of torch (``torch.version.cuda`` is None), a missing name that torch's stubs of
-its C bindings (``torch/_C/**/*.pyi``) declare, such as ``torch.distributed.ProcessGroupNCCL``,
-is a binding of other builds: it is listed in :attr:`Findings.unresolved`, not failed, as is a
-name whose lookup raises something other than AttributeError.
+Not checked: tensor shapes, devices, dtypes, values (nothing runs); a name the code binds itself
+(``model.cuda()``), a name bound both by a torch import and otherwise, a name only an earlier block
+imported; a call with ``*``/``**`` arguments or of a callee without a signature (``torch.ones``);
+a deprecation warned under a condition, by C++, or on a module's first import. Left unresolved,
+with why (:attr:`Findings.unresolved`): a name whose lookup raises another error, and, on a build
+without CUDA (``torch.version.cuda`` is None), a missing name that torch's stubs of its C bindings
+(``torch/_C/**/*.pyi``) declare for other builds (``torch.distributed.ProcessGroupNCCL``).
 """
 
 from __future__ import annotations
