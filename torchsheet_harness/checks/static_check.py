@@ -30,6 +30,7 @@ import difflib
 import doctest
 import importlib
 import inspect
+import pkgutil
 import re
 import textwrap
 from dataclasses import dataclass, field
@@ -86,7 +87,9 @@ def findings(code: str, path: str, first_line: int, shows_deprecation: bool = Fa
                 note = f"`{dotted}`: no `{missing.name}` in this CPU build; {why}"
                 found.unresolved.append((node.lineno, note))
             else:
-                close = difflib.get_close_matches(missing.name, dir(missing.obj), n=1)
+                submodules = pkgutil.iter_modules(getattr(missing.obj, "__path__", None) or [])
+                names = [*dir(missing.obj), *(module.name for module in submodules)]
+                close = difflib.get_close_matches(missing.name, names, n=1)
                 hint = f"; did you mean `{close[0]}`?" if close else ""
                 problem = f"`{missing.args[0]}` does not exist in torch {version}{hint}"
                 found.problems.append((node.lineno, problem))
