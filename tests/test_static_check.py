@@ -13,7 +13,8 @@ from planted import PLUGIN, conftest
 from torchsheet_harness.checks.static_check import check, findings
 from torchsheet_harness.locations import page_files, place
 from torchsheet_harness.pages.collect import page_sybil
-from torchsheet_harness.run.evaluators import BlockCode, Gated
+from torchsheet_harness.run.evaluators import Gated
+from torchsheet_harness.run.static_gate import BlockCode
 
 REPO = Path(__file__).resolve().parent.parent
 CUDA_PAGE = """\
@@ -97,7 +98,7 @@ def test_a_name_only_other_builds_have_is_left_unresolved_on_a_cpu_build() -> No
     assert found.problems == []
     if torch.version.cuda is None:
         assert [line for line, _ in found.unresolved] == [11]
-        assert "no `ProcessGroupNCCL` in this CPU build" in found.unresolved[0][1]
+        assert "left unresolved: no `ProcessGroupNCCL` in this CPU build" in found.unresolved[0][1]
     else:
         assert found.unresolved == [] and found.names == 2
 

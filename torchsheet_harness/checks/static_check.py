@@ -7,19 +7,16 @@ closest one (every attribute chain rooted at a name that only the code's own tor
 name those imports import; submodules are imported as needed, then ``getattr``); a call of a
 resolved name that is not callable or does not bind to its ``inspect.signature`` (literal
 arguments as written, others as stand-ins); a deprecated API, unless ``shows_deprecation``: an
-object along a chain with a ``__deprecated__`` message (``typing_extensions.deprecated``, which
-torch 2.13 to 2.15 put on ``torch.cuda.amp.autocast``, ``custom_fwd``,
-``torch.distributed._all_gather_base`` and ``torch.cuda.amp.GradScaler.__init__``; for a class:
-its own, its ``__init__``'s or its own ``__new__``'s), or a Python function (a class: its
-``__init__``) that warns DeprecationWarning or FutureWarning at the top level of its body
-(``torch.cuda.reset_max_memory_allocated``, ``torch.nn.init.normal``).
+object along a chain that :func:`.deprecated_apis.deprecation` finds deprecated (torch's
+``@deprecated`` marks, such as ``torch.cuda.amp.autocast``'s; a Python function whose body always
+warns a deprecation, such as ``torch.cuda.reset_max_memory_allocated``).
 
 Not checked: tensor shapes, devices, dtypes, values (nothing runs); a name the code binds itself
 (``model.cuda()``), a name bound both by a torch import and otherwise, a name only an earlier block
 imported; a call with ``*``/``**`` arguments or of a callee without a signature (``torch.ones``);
-a deprecation warned under a condition, by C++, or on a module's first import. Left unresolved,
-with why (:attr:`Findings.unresolved`): a name whose lookup raises another error, and, on a build
-without CUDA (``torch.version.cuda`` is None), a missing name that torch's stubs of its C bindings
+a deprecation :mod:`.deprecated_apis` does not see. Left unresolved, with why
+(:attr:`Findings.unresolved`): a name whose lookup raises another error, and, on a build without
+CUDA (``torch.version.cuda`` is None), a missing name that torch's stubs of its C bindings
 (``torch/_C/**/*.pyi``) declare for other builds (``torch.distributed.ProcessGroupNCCL``).
 """
 
@@ -36,11 +33,12 @@ import textwrap
 from dataclasses import dataclass, field
 from functools import cache, lru_cache
 from pathlib import Path
-from types import CodeType, ModuleType
+from types import ModuleType
 
 import torch
 
 from ..locations import place
+from .deprecated_apis import deprecation
 
 _TORCH = re.compile(r"torch(\.|$)")
 _BINDERS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.ExceptHandler, ast.MatchAs)
@@ -84,7 +82,7 @@ def findings(code: str, path: str, first_line: int, shows_deprecation: bool = Fa
         except _Missing as missing:
             if torch.version.cuda is None and missing.name in _stub_names():
                 why = "torch's stubs of its C bindings (torch/_C/*.pyi) declare it for other builds"
-                note = f"`{dotted}`: no `{missing.name}` in this CPU build; {why}"
+                note = f"`{dotted}` left unresolved: no `{missing.name}` in this CPU build; {why}"
                 found.unresolved.append((node.lineno, note))
             else:
                 submodules = pkgutil.iter_modules(getattr(missing.obj, "__path__", None) or [])
@@ -95,7 +93,7 @@ def findings(code: str, path: str, first_line: int, shows_deprecation: bool = Fa
                 found.problems.append((node.lineno, problem))
             continue
         except Exception as error:  # an import, or a property, that raised
-            found.unresolved.append((node.lineno, f"`{dotted}`: left unresolved: {error!r}"))
+            found.unresolved.append((node.lineno, f"`{dotted}` left unresolved: {error!r}"))
             continue
         found.names += 1
         if message:
@@ -200,36 +198,6 @@ def _deprecated(dotted: str) -> str | None:
     """The message of the first deprecated object along the (resolved) chain ``dotted``."""
     parent = dotted.rpartition(".")[0]
     return (_deprecated(parent) if parent else None) or deprecation(_resolve(dotted))
-
-
-def deprecation(value: object) -> str | None:
-    """Why ``value`` is deprecated: its ``__deprecated__`` (a class's own, or its ``__init__``'s
-    or own ``__new__``'s), or the warning its Python code (a class's ``__init__``) always gives."""
-    function, marks = value, [getattr(value, "__deprecated__", None)]
-    if isinstance(value, type):
-        function, marks = value.__init__, [vars(value).get("__deprecated__")]
-        own_new = [value.__new__] if "__new__" in vars(value) else []
-        marks += [getattr(f, "__deprecated__", None) for f in (value.__init__, *own_new)]
-    code = getattr(getattr(function, "__func__", function), "__code__", None)
-    marked = next((mark for mark in marks if isinstance(mark, str)), None)
-    return marked or (_warns_always(code) if isinstance(code, CodeType) else None)
-
-
-@cache
-def _warns_always(code: CodeType) -> str | None:
-    """The DeprecationWarning or FutureWarning a function's body warns at its top level, if any."""
-    try:
-        function = ast.parse(textwrap.dedent(inspect.getsource(code))).body[0]
-    except (OSError, TypeError, SyntaxError, IndexError):
-        return None
-    for statement in getattr(function, "body", []):
-        call = statement.value if isinstance(statement, ast.Expr) else None
-        if isinstance(call, ast.Call) and call.args and ast.unparse(call.func).endswith("warn"):
-            categories = call.args[1:2] + [k.value for k in call.keywords if k.arg == "category"]
-            if {ast.unparse(c) for c in categories} & {"DeprecationWarning", "FutureWarning"}:
-                text = call.args[0]
-                return text.value if isinstance(text, ast.Constant) else ast.unparse(text)
-    return None
 
 
 def _bind(call: ast.Call, callee: object, found: Findings) -> str | None:

@@ -30,6 +30,7 @@ from sybil.typing import Evaluator
 
 from ..locations import place
 from ..run import evaluators
+from ..run.static_gate import BlockCode
 from .blocks import Block, BlockInfo, check_gpu_host, check_not_run, lex_blocks
 from .coverage import page_problems
 from .requirements import Requirement, RequirementError
@@ -45,7 +46,7 @@ class PageRegion(Region):
         parsed: object,
         evaluator: Evaluator,
         block: BlockInfo,
-        code: evaluators.BlockCode | None = None,
+        code: BlockCode | None = None,
     ):
         if not block.requirement.is_cpu_only:
             evaluator = evaluators.Gated(block.requirement, evaluator, code)
@@ -110,7 +111,7 @@ class PageParser:
         check_gpu_host(document, block, info.requirement)
         source = block.source
         first_line = block.line + source.line_offset + 1  # of its code: for the static check
-        code = evaluators.BlockCode(str(source), document.path, first_line)
+        code = BlockCode(str(source), document.path, first_line)
         if info.requirement.torchrun or info.requirement.slurm:
             _shown_in_process(document, info)
             expected = str(output.source) if output is not None else None
@@ -155,7 +156,7 @@ class PageParser:
             )
         else:
             evaluator = evaluators.ScriptFile(script, expected)
-        code = evaluators.BlockCode.of_script(script)
+        code = BlockCode.of_script(script)
         return PageRegion(block.start, end, None, evaluator, info, code)
 
 

@@ -10,7 +10,6 @@ first, for torchrun), which ``--update-outputs`` writes back into the page.
 
 from __future__ import annotations
 
-import doctest
 import io
 import os
 import sys
@@ -26,8 +25,7 @@ from sybil import Example
 from sybil.evaluators.doctest import DocTestEvaluator, DocTestRunner, OutputChecker
 from sybil.typing import Evaluator
 
-from ..checks import static_check
-from ..locations import display_path, place
+from ..locations import place
 from ..pages.requirements import Requirement
 from .deprecations import (
     Watch,
@@ -38,6 +36,7 @@ from .deprecations import (
 )
 from .outputs import OPTION_FLAGS, OutputMismatch, first_difference, matches
 from .process import run_command
+from .static_gate import BlockCode, static_findings
 
 SNIPPET_TIMEOUT_SECONDS = 180.0
 LAUNCH_TIMEOUT_SECONDS = 180.0
@@ -133,42 +132,9 @@ class SkipWithReason:
         raise SkipTest(f"not run: {self.reason}")
 
 
-@dataclass(frozen=True)
-class BlockCode:
-    """A block's whole Python code (an included script's: the file) and the line it starts on."""
-
-    text: str
-    path: str
-    first_line: int = 1
-
-    @classmethod
-    def of_script(cls, script: Path) -> BlockCode | None:
-        """An included script's code; None for one that is no Python (a batch script)."""
-        if script.suffix != ".py":
-            return None
-        return cls(script.read_text(encoding="utf-8"), str(script))
-
-
-def static_findings(example: Example, code: BlockCode) -> tuple[str | None, list[str]]:
-    """What :mod:`..checks.static_check` finds in the lines of ``code`` that are ``example``'s
-    (a ``>>>`` example's own; else all): (the failure message or None, what it left unresolved)."""
-    found = static_check.findings(code.text, code.path, code.first_line, shows_deprecation(example))
-    lines: range | None = None
-    if isinstance(example.parsed, doctest.Example):
-        lines = range(example.line, example.line + example.parsed.source.count("\n"))
-    problems = [message for line, message in found.problems if lines is None or line in lines]
-    unresolved = [message for line, message in found.unresolved if lines is None or line in lines]
-    if not problems:
-        return None, unresolved
-    if code.path != example.path:  # an included script: say which page shows it
-        problems.insert(0, f"{where(example)}: {display_path(code.path)} fails the static check")
-    return "\n".join(problems), unresolved
-
-
 @dataclass
 class Gated:
-    """Runs ``inner`` only when this machine meets ``requirement``; otherwise SKIPPED with why,
-    once its ``code`` (None: not Python) passes the static check, which fails it otherwise."""
+    """Runs ``inner`` where ``requirement`` is met; else SKIPPED, or failed by a static check."""
 
     requirement: Requirement
     inner: Evaluator
@@ -179,13 +145,10 @@ class Gated:
         reason = self.requirement.unmet_reason()
         if reason is None:
             return self.inner(example)
-        if self.code is not None:
-            failure, unresolved = static_findings(example, self.code)
-            if failure:
-                return failure
-            if unresolved:
-                reason += "; the static check left unresolved: " + "; ".join(unresolved)
-        raise SkipTest(reason)
+        failure, unresolved = static_findings(example, self.code)
+        if failure:
+            return failure
+        raise SkipTest("; ".join([reason, *unresolved]))
 
 
 @dataclass
@@ -221,8 +184,12 @@ def run_in_workdir(
     prefix: str,
     run: Callable[[Path], tuple[str | None, str]],
     expected: str | None,
+    script: Path | None = None,
 ) -> str | None:
-    """``run(workdir)`` gives (failure or None, stdout); the stdout is checked against the page."""
+    """``run(workdir)`` gives (failure or None, stdout), checked against the page; first, a static
+    check of the included Python ``script`` (:mod:`.static_gate`) may fail it."""
+    if script and (failure := static_findings(example, BlockCode.of_script(script))[0]):
+        return failure
     with tempfile.TemporaryDirectory(prefix=prefix) as workdir:
         failure, stdout = run(Path(workdir))
     if failure is not None:
@@ -241,9 +208,7 @@ class ScriptFile:
     timeout: float = SNIPPET_TIMEOUT_SECONDS
 
     def __call__(self, example: Example) -> str | None:
-        code = BlockCode.of_script(self.script)
-        failure = static_findings(example, code)[0] if code else None
-        return failure or run_in_workdir(example, "torchsheet-snippet-", self.run, self.expected)
+        return run_in_workdir(example, "torchsheet-snippet-", self.run, self.expected, self.script)
 
     def run(self, workdir: Path) -> tuple[str | None, str]:
         env = dict(os.environ, **launch_filters(self.script))
@@ -278,9 +243,7 @@ class LaunchedBlock:
         def run(workdir: Path) -> tuple[str | None, str]:
             return self.launch(example, workdir)
 
-        code = BlockCode.of_script(self.script) if self.script else None
-        failure = static_findings(example, code)[0] if code else None
-        return failure or run_in_workdir(example, self.prefix, run, self.expected)
+        return run_in_workdir(example, self.prefix, run, self.expected, self.script)
 
     def launch(self, example: Example, workdir: Path) -> tuple[str | None, str]:
         """Run the block from ``workdir``: (failure message or None, the output to check)."""
