@@ -33,6 +33,7 @@ from .deprecations import (
 )
 from .outputs import OutputMismatch, first_difference, matches
 from .process import run_command
+from .static_gate import static_findings
 
 SNIPPET_TIMEOUT_SECONDS = 180.0
 LAUNCH_TIMEOUT_SECONDS = 180.0
@@ -80,7 +81,7 @@ class SkipWithReason:
 
 @dataclass
 class Gated:
-    """Runs ``inner`` only when this machine meets ``requirement``; otherwise SKIPPED with why."""
+    """Runs ``inner`` where ``requirement`` is met; else SKIPPED, or failed by a static check."""
 
     requirement: Requirement
     inner: Evaluator
@@ -88,9 +89,12 @@ class Gated:
     def __call__(self, example: Example) -> str | None:
         __tracebackhide__ = True
         reason = self.requirement.unmet_reason()
-        if reason is not None:
-            raise SkipTest(reason)
-        return self.inner(example)
+        if reason is None:
+            return self.inner(example)
+        failure, unresolved = static_findings(example)
+        if failure:
+            return failure
+        raise SkipTest("; ".join([reason, *unresolved]))
 
 
 def run_in_workdir(
@@ -98,8 +102,12 @@ def run_in_workdir(
     prefix: str,
     run: Callable[[Path], tuple[str | None, str]],
     expected: str | None,
+    script: Path | None = None,
 ) -> str | None:
-    """``run(workdir)`` gives (failure or None, stdout); the stdout is checked against the page."""
+    """``run(workdir)`` gives (failure or None, stdout), checked against the page; first, a static
+    check of the included Python ``script`` (:mod:`.static_gate`) may fail it."""
+    if script and (failure := static_findings(example)[0]):
+        return failure
     with tempfile.TemporaryDirectory(prefix=prefix) as workdir:
         failure, stdout = run(Path(workdir))
     if failure is not None:
@@ -118,7 +126,7 @@ class ScriptFile:
     timeout: float = SNIPPET_TIMEOUT_SECONDS
 
     def __call__(self, example: Example) -> str | None:
-        return run_in_workdir(example, "torchsheet-snippet-", self.run, self.expected)
+        return run_in_workdir(example, "torchsheet-snippet-", self.run, self.expected, self.script)
 
     def run(self, workdir: Path) -> tuple[str | None, str]:
         env = dict(os.environ, **launch_filters(self.script))
@@ -153,7 +161,7 @@ class LaunchedBlock:
         def run(workdir: Path) -> tuple[str | None, str]:
             return self.launch(example, workdir)
 
-        return run_in_workdir(example, self.prefix, run, self.expected)
+        return run_in_workdir(example, self.prefix, run, self.expected, self.script)
 
     def launch(self, example: Example, workdir: Path) -> tuple[str | None, str]:
         """Run the block from ``workdir``: (failure message or None, the output to check)."""
