@@ -16,7 +16,7 @@ from docutils import nodes
 from sphinx.application import Sphinx
 
 from ..locations import place
-from ..pages.markers import SHOWING, Marker, parse_marker, pitfall_of
+from ..pages.markers import SHOWING, Marker, messages_of, parse_marker, pitfall_of
 from . import badges, status, store
 from .rendering import slug
 
@@ -75,8 +75,30 @@ def read_page(app: Sphinx, document: nodes.document) -> None:
         markers = markers_above(block, node.line or 0)
         if any(marker.kind in SHOWING for marker in markers):
             page.blocks.append(_marked(app.env.docname, block, node, markers, targets))
+            _show_aliases(block, markers)
         badges.place_badge(app, node, block, markers)
     status.place_status(document)
+
+
+def _show_aliases(block: nodes.Element, markers: tuple[Marker, ...]) -> None:
+    """Under the block (and its output), the other wordings of its message, with where each is
+    printed: a reader who pastes one finds the entry."""
+    aliases = [alias for message in messages_of(markers) for alias in message.aliases]
+    if not aliases:
+        return
+    note = nodes.paragraph(classes=["ts-aliases"])
+    note += nodes.Text("Also printed as: ")
+    for index, (wording, where) in enumerate(aliases):
+        note += nodes.literal(wording, wording)
+        note += nodes.Text(f" ({where})" + ("; " if index < len(aliases) - 1 else "."))
+    after = block.next_node(descend=False, siblings=True)
+    is_output = isinstance(after, nodes.literal_block) and "output" in after["classes"]
+    anchor = (
+        after
+        if is_output or (isinstance(after, nodes.container) and output_after(block))
+        else block
+    )
+    anchor.parent.insert(anchor.parent.index(anchor) + 1, note)
 
 
 def _marked(
