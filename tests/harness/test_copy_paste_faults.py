@@ -22,7 +22,7 @@ from pathlib import Path
 import pasted_steps
 import pytest
 from built_site import DOCS
-from prompt_outputs import terminal_text
+from prompt_outputs import doctest_problems, terminal_text
 from test_copy_paste import page_pastes
 
 from torchsheet_harness.pages.state import _SAVED, PAGE_SEED
@@ -261,9 +261,24 @@ def test_the_terminal_text_leaves_out_only_what_the_page_tests_do_not_capture() 
         "W1202 01:34:23.843000 16144 torch/_dynamo/variables/tensor.py:1759] [1/0] Graph break",
         "ERROR:2026-12-02 02:01:52 29310:29310 DeviceProperties.cpp:56] gpuGetDeviceCount failed",
         "[rank0]: Traceback (most recent call last):\r\n[rank0]: ValueError: boom",
+        "[rank0]: [rank0]: ValueError: after a second init_process_group",
         "W1202 is a line the code printed",
     ]
     assert terminal_text(shown) == (
         "tensor([1., 2.])\nFutureWarning: old spelling\n"
-        "Traceback (most recent call last):\nValueError: boom\nW1202 is a line the code printed\n"
+        "Traceback (most recent call last):\nValueError: boom\n"
+        "ValueError: after a second init_process_group\nW1202 is a line the code printed\n"
     )
+
+
+def test_a_chained_exception_is_compared_by_its_last_traceback() -> None:
+    code = ">>> f()\nTraceback (most recent call last):\n    ...\nValueError: outer\n"
+    step = {"kind": "doctest", "code": code, "copied": "f()"}
+    chain = (
+        "Traceback (most recent call last):\nKeyError: 'inner'\n\n"
+        "The above exception was the direct cause of the following exception:\n\n"
+        "Traceback (most recent call last):\nValueError: outer"
+    )
+    assert doctest_problems(step, [chain]) == []
+    other = chain.replace("ValueError: outer", "ValueError: other")
+    assert "raised something else" in doctest_problems(step, [other])[0]

@@ -13,7 +13,8 @@ doctest's, with the flags the page tests use):
   the prompt echo a value (:func:`echoes`: a bare expression such as ``torch.manual_seed(0)``
   or ``model.train()``, outside a function or class body; a file run prints no such value);
   with one, every line of the output block is shown, in order, among the echoed values;
-- any block: no SyntaxError or IndentationError, and no traceback the page does not show.
+- any block: no SyntaxError or IndentationError, and no traceback the page does not show (of
+  a chained exception, the page shows the last, as doctest compares it).
 
 The terminal shows stderr too. A warning the pasted code raised (``<stdin>:1: FutureWarning:
 ...``) is compared as the page shows it, without its location; one that names another file
@@ -21,7 +22,7 @@ The terminal shows stderr too. A warning the pasted code raised (``<stdin>:1: Fu
 output. So are torch's log lines (its C++ and ``torch._logging`` lines, the profiler's
 ``USDT:`` and ``ERROR:`` ones), which the page tests do not capture either, and the
 ``[rank0]: `` that torch's exception hook puts before each traceback line once a process group
-exists.
+exists (repeated, ``[rank0]: [rank0]: ``, after a second ``init_process_group`` in the session).
 """
 
 from __future__ import annotations
@@ -42,12 +43,20 @@ from torchsheet_harness.run.outputs import first_difference, matches
 _LOG = re.compile(
     r"^(?:[IWEFV]\d{4}|[A-Z]+:\d{4}-\d\d-\d\d) \d\d:\d\d:\d\d\S* +\d+(?::\d+)? \S+:\d+\] "
 )
-#: What torch's excepthook puts before each line of a traceback once a process group exists.
-_RANK = re.compile(r"^\[rank\d+\]: ?")
+#: What torch's excepthook puts before each line of a traceback once a process group exists:
+#: once per ``init_process_group`` of the session, as each one wraps the hook it found.
+_RANK = re.compile(r"^(?:\[rank\d+\]: ?)+")
 _WARNING = re.compile(r"^(?P<file>\S.*?):\d+: (?P<category>\w*Warning): (?P<text>.*)$")
 #: doctest's own split of a traceback into its header, its stack and the exception line(s).
 _EXCEPTION = doctest.DocTestParser._EXCEPTION_RE
 _INNER = "Traceback (most recent call last):"  # also inside a DataLoader worker's message
+#: What Python prints between the tracebacks of chained exceptions. A doctest (and so the page)
+#: shows the last exception of a chain only, as its exception line.
+_CHAINED = re.compile(
+    r"^(?:The above exception was the direct cause of the following exception:"
+    r"|During handling of the above exception, another exception occurred:)$",
+    re.MULTILINE,
+)
 
 
 def terminal_text(segments: list[str]) -> str:
@@ -126,6 +135,8 @@ def doctest_problems(step: dict, shown: list[str]) -> list[str]:
         line = step["line"] + example.lineno if step.get("line") else "?"
         what = f"the example at line {line} ({example.source.splitlines()[0].strip()!r})"
         allowed = 0 if example.exc_msg is None else 1 + example.exc_msg.count(_INNER)
+        if example.exc_msg is not None:
+            got = _CHAINED.split(got)[-1]  # the last exception of a chain, as doctest compares
         if got.count(TRACEBACK) > allowed:
             problems.append(f"{what} raised a traceback the page does not show:\n{got.rstrip()}")
         elif example.exc_msg is None:
