@@ -17,11 +17,9 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from sybil import Document
-from torchsheet_harness.pages.blocks import lex_blocks
-from torchsheet_harness.sphinx_ext.error_markers import MARKER
+from torchsheet_harness.pages.markers import messages_of
+from torchsheet_harness.pages.page import read_page
 
-ALIAS = re.compile(r"%\s*alias:\s*(?P<wording>.*?)\s*\|[^|]*$")
 CLASS = re.compile(r"(?:[\w.]+\.)?[A-Z]\w*(?:Error|Exception|Warning)\b")
 #: A number not inside a word ("mat1", "FP16", "LogBackward0" keep theirs), nor an address.
 FREE_NUMBER = re.compile(r"(?<![A-Za-z0-9_])\d+(?!x[0-9a-f])")
@@ -136,23 +134,15 @@ def entries(docs: Path) -> list[Entry]:
 
 
 def _page_entries(page: Path, name: str) -> Iterator[Entry]:
-    text = page.read_text(encoding="utf-8")
-    lines = text.splitlines()
-    blocks = lex_blocks(Document(text, str(page)))
-    for number, line in enumerate(lines, 1):
-        if not line.startswith("% ") or not (marker := MARKER.fullmatch(line[2:].strip())):
-            continue
-        index = next(i for i, block in enumerate(blocks) if block.line > number)
-        block, after = blocks[index], blocks[index + 1 : index + 2]
-        output = str(after[0].source) if after and after[0].is_output else ""
-        printed = shown_line(str(block.source), output, marker["kind"], marker["message"])
-        cls = found[0] if (found := CLASS.search(printed)) else ""
-        aliases = []
-        for following in lines[number:]:
-            if not (alias := ALIAS.fullmatch(following.strip())):
-                break
-            aliases.append(f"{cls}: {alias['wording']}" if cls else alias["wording"])
-        yield Entry(name, number, marker["message"], printed, cls, tuple(aliases))
+    for block in read_page(page).blocks:
+        for message in messages_of(block.markers):
+            printed = shown_line(block.code, block.output or "", message.kind, message.text)
+            cls = found[0] if (found := CLASS.search(printed)) else ""
+            named = (f"{cls}: {wording}" if cls else wording for wording, _ in message.aliases)
+            aliases = tuple(named)
+                f"{cls}: {wording}" if cls else wording for wording, _ in message.aliases
+            )
+            yield Entry(name, message.line, message.text, printed, cls, aliases)
 
 
 def shown_line(code: str, output: str, kind: str, message: str) -> str:
