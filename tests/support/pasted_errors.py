@@ -140,8 +140,6 @@ def _page_entries(page: Path, name: str) -> Iterator[Entry]:
             cls = found[0] if (found := CLASS.search(printed)) else ""
             named = (f"{cls}: {wording}" if cls else wording for wording, _ in message.aliases)
             aliases = tuple(named)
-                f"{cls}: {wording}" if cls else wording for wording, _ in message.aliases
-            )
             yield Entry(name, message.line, message.text, printed, cls, aliases)
 
 
