@@ -1,12 +1,5 @@
-"""The environment a run runs in: what names its results file, and what else its outputs hang on.
-
-:func:`current` is the part that names the results file (torch, CUDA build, device, Python:
-:func:`..results.environment_key`). :func:`fingerprint` adds what can change an output without
-changing that name: torch's exact build, Python's build and every installed distribution with
-its version (sybil, pytest, numpy, ... and whatever a page imports); ``--torchsheet-reuse``
-re-runs every page when it differs from the one recorded. :func:`gpu_run_refusal` says why an
-environment cannot verify CUDA blocks.
-"""
+"""What a run runs on: :func:`current` names its results file, :func:`fingerprint` adds what else
+can change an output (builds, every installed distribution), for ``--torchsheet-reuse``."""
 
 from __future__ import annotations
 

@@ -1,33 +1,8 @@
 """Results files: what one test environment verified, per page and per block.
 
-The recorder (:mod:`.pytest_plugin.recorder`) is the only writer, through this module; the
-Sphinx extension reads through it; it imports neither pytest nor Sphinx. One file per
-environment (torch version, CPU or CUDA device, Python), named by :func:`environment_key`, e.g.
-``torch-2.13.0+cpu-cpu-py3.11.json``. Format (``SCHEMA``; a file of another schema counts as
-none)::
-
-    {"schema": 3,
-     "environment": {"key": ..., "torch": "2.13.0+cpu", "cuda": null, "device": "CPU",
-                     "gpus": 0, "python": "3.11.7"},
-     "last_run": {"args": [...], "finished": "2026-01-01 12:00 UTC"},
-     "pages": {"tensors/creating.md": {"sha256": ..., "reuse": ..., "finished": ..., "errors": 0,
-               "blocks": {"12": {"end": 20, "outcome": "passed", "seconds": 0.41},
-                          "40": {"end": 44, "requires": {"gpus": 1, "torchrun": 0,
-                                 "slurm": false}, "outcome": "skipped",
-                                 "reason": "needs CUDA, found 0 CUDA GPUs"},
-                          "50": {"end": 52, "not_run": "a shell command", ...},
-                          "60": {"end": 66}}}},
-     "test_files": {"tests/sheet/test_multinode.py": {"reuse": ..., "finished": ...}}}
-
-A page's ``blocks`` hold every block the page runs or exempts, by its first line: its last
-line, its requirement as data (absent for a CPU block), its ``% not-run:`` reason, and, for a
-block whose every example this environment ran, its outcome (passed, failed, errors, skipped
-with the reason) and ``seconds``. ``sha256`` is the page source that ran: the build drops an
-entry whose page changed since, so a committed file cannot vouch for an edited page. ``reuse``
-(:mod:`.reuse_key`) is written for a whole-page pass only; ``test_files`` holds the passes of
-sheet-side test files, for reuse too. Where a run writes and what the build reads:
-:mod:`.results_paths`.
-"""
+The recorder is the only writer, through this module; the site reads through it; neither pytest
+nor Sphinx is imported. The format (``SCHEMA``; another schema counts as no file) and its rules:
+MAINTAINING.md, "Results files"."""
 
 from __future__ import annotations
 

@@ -1,18 +1,5 @@
-"""Results files' places: where a test run writes one, and what the docs build reads.
-
-Where a run writes (:func:`output_path`): an explicit option (pytest's
-``--torchsheet-results``), else ``$TORCHSHEET_RESULTS``, else ``docs/_build/results/``. A value
-ending in ``.json`` is that file; any other value is a folder that receives ``<key>.json``. An
-empty value means no file.
-
-What the docs build reads (:func:`input_paths`): Sphinx's ``torchsheet_results`` (or
-``torchsheet_results_file``), else ``$TORCHSHEET_RESULTS``, else both ``docs/_build/results/``
-(runs on this machine and CI: not committed) and ``docs/_results/`` (committed results, from a
-GPU runner for instance); several paths are separated by ``os.pathsep``; a folder means every
-``*.json`` in it. A relative option is taken from the option's own base (the working directory
-for pytest, the docs folder for Sphinx), a relative ``$TORCHSHEET_RESULTS`` from the working
-directory.
-"""
+"""Where a test run writes its results file and which ones the docs build reads (the rules:
+MAINTAINING.md, "Results files")."""
 
 from __future__ import annotations
 
@@ -29,7 +16,7 @@ COMMITTED_DIR = Path("_results")  # under the docs folder; committed results fil
 def output_path(
     option: str | None, *, docs: Path, environment: Environment, option_base: Path | None = None
 ) -> Path | None:
-    """The file a run in ``environment`` writes (see the module docstring); None: none."""
+    """The file a run in ``environment`` writes; None: none."""
     if option is not None:
         value: Path | None = Path(option_base or Path.cwd(), option) if option else None
     elif (env := os.environ.get(RESULTS_ENV)) is not None:
@@ -42,7 +29,7 @@ def output_path(
 
 
 def input_paths(option: str | None, *, docs: Path, option_base: Path | None = None) -> list[Path]:
-    """The files and folders the docs build reads (see the module docstring)."""
+    """The files and folders the docs build reads."""
     if option is not None:
         base = option_base or Path.cwd()
         return [Path(base, part) for part in option.split(os.pathsep) if part]

@@ -1,14 +1,7 @@
 """What a recorded pass depends on, as one digest: a page's, or a sheet-side test file's.
 
-A page's record is reused (``--torchsheet-reuse``, :mod:`.pytest_plugin.reuse`) only while its
-digest is what it was: the page source, every file it literal-includes, the harness's code
-(every ``torchsheet_harness/**/*.py`` and the project's ``conftest.py``) and the environment
-(:func:`.environment.fingerprint`: torch build, Python, device, every installed distribution).
-A sheet-side test file's digest covers its source, the shared test support
-(``tests/support/*.py``), the files it declares it reads (its ``torchsheet_inputs`` marker),
-the harness and the environment. Like jupyter-cache's and sphinx-gallery's keys: the content of
-what goes in, nothing learned by watching a run. No pytest and no torch here.
-"""
+The content of what goes in (sources, included files, harness, environment), like
+jupyter-cache's keys; nothing learned by watching a run. No pytest and no torch here."""
 
 from __future__ import annotations
 
