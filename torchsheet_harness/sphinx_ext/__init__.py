@@ -1,28 +1,9 @@
 """Sphinx extension: what the tests know about a page, shown on the page.
 
-It reads the doctree (node classes, the ``%`` comments) and the results files (through
-:mod:`torchsheet_harness.results`), and lexes no page: whether a page's markers hold is
-checked when the page is collected (:mod:`torchsheet_harness.pages.markers`).
-
-- :mod:`.reading`: the one ``doctree-read`` pass: markers, purpose, badges, status line.
-- :mod:`.store`: per page what it recorded, per build the results, views and reading order.
-- :mod:`.rendering`: the one pattern: a placeholder at read time, replaced by docutils nodes
-  when the page is written (``doctree-resolved``).
-- :mod:`.verdicts` (merged per page and block, no Sphinx) and :mod:`.status_text` (its words).
-- :mod:`.badges`, :mod:`.status`: above each block and under each title.
-- :mod:`.quick_reference`, :mod:`.pitfalls_index`, :mod:`.errors_index` (with
-  :mod:`.evidence`): the three indexes built from the markers.
-- :mod:`.overview`: ``{page-overview}`` and the meta description; :mod:`.run_times`:
-  ``{run-times}``; :mod:`.environments`: ``{verified-environments}``.
-- :mod:`.search` (with ``search.js``): the search finds an error's entry from a pasted line or
-  traceback (any query word listed, rarer words weighing more); :mod:`.copy_text`: the copy
-  button's text also pastes at the classic ``python`` prompt.
-
-``extensions = [..., "torchsheet_harness.sphinx_ext"]``; ``torchsheet_results`` names the
-results files and folders to read, separated by ``os.pathsep`` (``torchsheet_results_file`` is
-the older name; path rule: :mod:`torchsheet_harness.results_paths`); ``torchsheet_matrix`` the
-torch versions tested; ``torchsheet_errors_evidence`` the errors evidence file.
-"""
+It reads the doctree and the results files, and lexes no page: whether a page's markers hold is
+checked when the page is collected. Its modules, one job each: MAINTAINING.md, "Where the
+harness lives". Config: ``torchsheet_results`` (``torchsheet_results_file``, its older name),
+``torchsheet_matrix``, ``torchsheet_errors_evidence``."""
 
 from __future__ import annotations
 

@@ -1,17 +1,9 @@
-"""Badges above code blocks: what a block needs, or that it is shown but not run.
+"""Badges above code blocks: what a block needs, or that it is shown but not run, from the same
+:class:`~torchsheet_harness.pages.requirements.Requirement` that gates its test.
 
-A block's ``needs-*`` classes, read from its literal block in the doctree, become a badge from
-the same :class:`~torchsheet_harness.pages.requirements.Requirement` that gates its test; an
-unknown class is a build warning naming page:line (``-W`` makes it fail), and the page is read
-again by every later build until it is fixed. A block under ``% not-run: reason`` gets a
-discreet "not run" badge.
-
-The badge is a placeholder until the page is written (:mod:`.rendering`): where the recorded
-runs disagree about the block (:func:`.verdicts.block_verdict`: it failed in some environment,
-or was verified in some and skipped in others), it carries one more line saying where, in its
-tooltip too; a CPU block, otherwise unbadged, gets one ("failing", "partly verified") for it. A
-block verified in every run that recorded it says nothing more.
-"""
+An unknown ``needs-*`` class is a build warning naming page:line, and the page is read again by
+every build until it is fixed. Rendered at write time: where the recorded runs disagree about
+the block, the badge says where (a CPU block gets one only then)."""
 
 from __future__ import annotations
 

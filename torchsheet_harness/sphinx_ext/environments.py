@@ -1,12 +1,5 @@
-"""``{verified-environments}``: the torch matrix and, per environment, when a run verified it.
-
-One row per results file the build read (:mod:`..results`): torch, device, Python, when its
-latest run of a page finished, how many pages it verified as they are now (a page edited since
-does not count) and how many blocks passed there. Above the table, the matrix
-(``noxfile.TORCH_VERSIONS``, config ``torchsheet_matrix``) with its newest version, and for
-each version whether this build has a run of it: a reader sees whether the newest release is
-covered, and since when.
-"""
+"""``{verified-environments}``: the torch matrix and, per results file, when a run verified it:
+a reader sees whether the newest release is covered, and since when."""
 
 from __future__ import annotations
 

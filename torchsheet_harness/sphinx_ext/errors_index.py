@@ -1,13 +1,5 @@
-"""``{errors}``: every message a block shows torch raising, by area; ``{errors-count}``: how many.
-
-Entries come from ``% error: <message>`` and ``% warning: <message>`` markers, each with the
-``% alias: <older wording> | <where printed>`` lines after it. An area is the page the entries
-are on (a troubleshooting page), titled by it with its count, the areas in reading order and
-the messages sorted within each. Each entry shows the class and the message (the class the
-block shows raising it), its older wordings, a link to its section, and whether its block needs
-hardware or is not verified in this build (dashed, why on the link's tooltip). The role
-``{errors-count}`messages``` renders "49 messages" (the home page says how many are indexed).
-"""
+"""``{errors}``: every message a block shows torch raising (``% error:``, ``% warning:``, with their
+``% alias:`` wordings), by area: the page it is on; ``{errors-count}``: how many."""
 
 from __future__ import annotations
 

@@ -1,12 +1,6 @@
-"""The errors evidence file: every message it places on a page is indexed there.
-
-``torchsheet_errors_evidence`` (docs/conf.py) names a CSV file, ``evidence/errors.csv``, whose
-columns are ``rank,count,message,area,cpu,sources,page,marker,aliases,why_not``: the messages
-readers meet most, and where the sheet answers each. A row whose ``page`` is set promises that
-page an ``% error:``, ``% warning:`` or ``% alias:`` marker whose text is the row's ``marker``;
-a row whose promise the pages break is a build warning naming ``evidence/errors.csv:<line>``
-(``-W`` fails). A missing file is not an error.
-"""
+"""The errors evidence file (``torchsheet_errors_evidence``): a row whose ``page`` is set promises
+that page a marker whose text is the row's ``marker``; a broken promise is a build warning naming
+the file and row. A missing file is not an error."""
 
 from __future__ import annotations
 

@@ -1,10 +1,4 @@
-"""What each page is for: its purpose sentence, as the page overview and the meta description.
-
-Every page starts with a title and one sentence on what it is for (a build warning otherwise,
-:mod:`.reading`). ``{page-overview}`` lists every page in reading order with its title and that
-sentence; the sentence is also the page's ``<meta name="description">`` (a docutils ``meta``
-node, as the ``meta`` directive makes).
-"""
+"""``{page-overview}``: every page in reading order, with its title and purpose sentence."""
 
 from __future__ import annotations
 

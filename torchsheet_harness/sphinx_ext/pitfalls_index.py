@@ -1,9 +1,5 @@
-"""``{pitfalls}``: every trap a page marks, one row each, linked to the block that shows it.
-
-Rows come from ``% pitfall: <the mistake> | <what it does> | <the fix>`` markers, in reading
-order; each links to the anchor placed right before its block (:mod:`.reading`). A row whose
-block is not verified in this build is dashed, with why on its link's tooltip.
-"""
+"""``{pitfalls}``: every ``% pitfall:`` of the pages, one row each, linked to the block that shows
+it (an unverified block's row dashed, with why on its tooltip)."""
 
 from __future__ import annotations
 

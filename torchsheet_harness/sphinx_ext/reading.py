@@ -1,14 +1,8 @@
 """Reading a page (``doctree-read``): its ``%`` markers, its purpose, its badges and status line.
 
-One pass over the page's literal blocks. A block's markers are the lines of the comment node
-right before it (or before its caption wrapper): MyST merges consecutive ``%`` lines into one
-comment, whose own line is unreliable, while a literal block's ``line`` is its opening fence, so
-marker ``i`` of ``n`` sits on line ``fence - n + i``. A block with a quickref, pitfall, error or
-warning marker is recorded for the indexes (:class:`.store.MarkedBlock`), with an anchor for a
-pitfall to link to. Whether a marker is well-formed and honoured is the page side's check
-(:func:`~torchsheet_harness.pages.markers.page_marker_problems`, at collection): the site
-re-checks none of it.
-"""
+MyST merges consecutive ``%`` lines into one comment node whose own line is unreliable, while a
+literal block's ``line`` is its opening fence: so marker ``i`` of ``n`` sits on line
+``fence - n + i``. Whether a marker holds is the page side's check; the site re-checks none."""
 
 from __future__ import annotations
 

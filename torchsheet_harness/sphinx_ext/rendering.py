@@ -1,11 +1,6 @@
-"""The one pattern for everything the build shows from the results or from other pages.
-
-A directive (or the page reader) puts a :class:`placeholder` in the doctree when the page is
-read; when the page is written, :func:`render_placeholders` (``doctree-resolved``) replaces each
-with the docutils nodes its :meth:`~placeholder.render` builds from the results and the other
-pages' records, as ``sphinx.ext.todo`` does with its list. Also here: the few node builders the
-renderers share (a link to a page's section, inline code from backticks, a table).
-"""
+"""The one pattern for what the build shows from the results or from other pages: a
+:class:`placeholder` put in the doctree when the page is read, replaced by its ``render`` when
+the page is written (as ``sphinx.ext.todo`` does); and the node builders the renderers share."""
 
 from __future__ import annotations
 

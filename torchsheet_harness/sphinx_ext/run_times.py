@@ -1,11 +1,5 @@
-"""``{run-times}``: per page and environment, the blocks run, the time taken, the slowest blocks.
-
-Like MyST-NB's execution table and sphinx-gallery's run-time list, built from the results files
-this build read (per block ``seconds``, :mod:`..results`), rendered when the page is written.
-Only entries recorded on the page source as it is now are listed, as for the status lines
-(:mod:`.verdicts`); per page and environment the latest entry wins. A page reused by a run
-(``--torchsheet-reuse``) shows the times and date of the record it reused.
-"""
+"""``{run-times}``: per page and environment, the blocks run, the time taken, the slowest blocks
+(like MyST-NB's execution table), from the entries recorded on the pages as they are now."""
 
 from __future__ import annotations
 

@@ -1,9 +1,4 @@
-"""What the status line says, from the recorded runs: pure functions over the page views.
-
-:func:`status_of` words the verdicts of :mod:`.verdicts` for one page or a section ("Verified
-with torch 2.13.0 and 2.14.1 on CPU (42 blocks), and on NVIDIA H200 ..."); :mod:`.status` puts
-the line on the page. :func:`unverified_reason` says why a block an index lists is not verified.
-"""
+"""The status line's words, from the page views of :mod:`.verdicts` (pure functions)."""
 
 from __future__ import annotations
 

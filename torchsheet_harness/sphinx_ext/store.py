@@ -1,12 +1,8 @@
 """What the build keeps: per page a :class:`PageRecord` in the environment, and per build the
-results files, each page's merged view of them and the reading order, each computed once.
+results files, each page's merged view and the reading order, each computed once.
 
-A record is filled when its page is read (:mod:`.reading`, the directives) and dropped when the
-page is read again (``env-purge-doc``); parallel reads merge theirs (``env-merge-info``). Pages
-whose content shows other pages or the results (the indexes, a section's summed status line,
-every page once the results changed) are written again by every build that needs it
-(``env-get-updated``), since Sphinx writes only the pages it read.
-"""
+Sphinx writes only the pages it read, so the pages that show other pages or the results are
+written again by every build that needs it (``env-get-updated``)."""
 
 from __future__ import annotations
 
