@@ -59,6 +59,16 @@ def page_digest(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
+def current_pages(data: Results, docs: Path) -> dict[str, PageEntry]:
+    """The page entries of ``data`` recorded on the source each page under ``docs`` has now."""
+    found = {}
+    for page, entry in data["pages"].items():
+        source = docs / page
+        if source.is_file() and entry.get("sha256") == page_digest(source.read_text("utf-8")):
+            found[page] = entry
+    return found
+
+
 def worst(outcomes: Iterable[str]) -> str | None:
     """A block's outcome: the worst of its examples' (a block holds many >>> lines)."""
     return min(outcomes, key=OUTCOMES.index, default=None)

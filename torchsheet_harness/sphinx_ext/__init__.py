@@ -25,6 +25,7 @@ from . import (
     search,
     store,
 )
+from .rendering import directive
 
 
 def setup(app: Sphinx) -> dict[str, Any]:
@@ -32,13 +33,13 @@ def setup(app: Sphinx) -> dict[str, Any]:
     app.add_config_value("torchsheet_results_file", None, "env", types=[str, type(None)])
     app.add_config_value("torchsheet_matrix", (), "env", types=[tuple, list])
     app.add_config_value("torchsheet_errors_evidence", None, "env", types=[str, type(None)])
-    app.add_directive("page-overview", overview.PageOverview)
+    app.add_directive("page-overview", directive(overview.page_overview))
     app.add_directive("quick-reference", quick_reference.QuickReference)
-    app.add_directive("pitfalls", pitfalls_index.Pitfalls)
-    app.add_directive("errors", errors_index.Errors)
+    app.add_directive("pitfalls", directive(pitfalls_index.pitfalls_index))
+    app.add_directive("errors", directive(errors_index.errors_index))
     app.add_role("errors-count", errors_index.errors_count_role)
-    app.add_directive("run-times", run_times.RunTimes)
-    app.add_directive("verified-environments", environments.VerifiedEnvironments)
+    app.add_directive("run-times", directive(run_times.run_times))
+    app.add_directive("verified-environments", directive(environments.verified_environments))
     # After sphinx-copybutton's own config-inited (priority 500): the copied text pastes at the
     # classic prompt too.
     app.connect("config-inited", copy_text.wrap_copybutton, priority=900)
@@ -48,7 +49,6 @@ def setup(app: Sphinx) -> dict[str, Any]:
     app.connect("env-get-outdated", store.reread_warned)
     app.connect("env-get-updated", store.rewritten)
     app.connect("doctree-read", reading.read_page)
-    app.connect("doctree-read", overview.add_description)
     app.connect("env-check-consistency", quick_reference.check_sections)
     app.connect("env-check-consistency", evidence.check_evidence)
     app.connect("doctree-resolved", rendering.render_placeholders)

@@ -12,12 +12,12 @@ from sphinx.application import Sphinx
 
 from ..locations import place
 from ..pages.markers import Marker
-from ..pages.requirements import RequirementError, parse_classes
+from ..pages.requirements import Requirement, RequirementError, parse_classes
 from . import store
 from .rendering import code_text, placeholder
 from .verdicts import block_verdict
 
-CPU_HOW = "Runs on CPU; tested on every run of the suite."
+CPU_HOW = Requirement().how_to_run
 
 
 class block_badge(placeholder):  # noqa: N801 (docutils node names)
@@ -69,11 +69,7 @@ def place_badge(
         except RequirementError as error:
             store.warn_until_fixed(app, str(error), "requirement")
             return
-        if requirement.is_cpu_only:
-            badge = block_badge(label="", how=CPU_HOW, kinds="", line=node.line)
-        else:
-            kinds = " ".join(f"ts-needs-{marker}" for marker in requirement.markers)
-            badge = block_badge(
-                label=requirement.label, how=requirement.how_to_run, kinds=kinds, line=node.line
-            )
+        label = "" if requirement.is_cpu_only else requirement.label  # '': a CPU block
+        kinds = " ".join(f"ts-needs-{marker}" for marker in requirement.markers)
+        badge = block_badge(label=label, how=requirement.how_to_run, kinds=kinds, line=node.line)
     block.parent.insert(block.parent.index(block), badge)

@@ -8,7 +8,6 @@ from pathlib import Path
 
 from docutils import nodes
 from sphinx.application import Sphinx
-from sphinx.util.docutils import SphinxDirective
 
 from .. import results
 from ..matrix import release, version_key
@@ -43,12 +42,6 @@ class verified_environments(placeholder):  # noqa: N801 (docutils node names)
         return [*body, table(COLUMNS, lines, ["ts-environments"])]
 
 
-class VerifiedEnvironments(SphinxDirective):
-    def run(self) -> list[nodes.Node]:
-        store.record(self.env).shows_others = True
-        return [verified_environments()]
-
-
 @dataclass(frozen=True)
 class Row:
     """What one environment's results file says about the pages as they are now."""
@@ -68,13 +61,7 @@ def rows(recorded: list[Results], docs: Path) -> list[Row]:
     found = []
     for data in recorded:
         environment = data["environment"]
-        fresh = {
-            page: entry
-            for page, entry in data["pages"].items()
-            if (docs / page).is_file()
-            and entry.get("sha256")
-            == results.page_digest((docs / page).read_text(encoding="utf-8"))
-        }
+        fresh = results.current_pages(data, docs)
         blocks = [block for entry in fresh.values() for block in entry.get("blocks", {}).values()]
         found.append(
             Row(

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from docutils import nodes
 from sphinx.application import Sphinx
-from sphinx.util.docutils import SphinxDirective
 
 from ..pages.markers import Message, messages_of
 from ..pages.messages import raised_class
@@ -93,11 +92,3 @@ class errors_count(inline_placeholder):  # noqa: N801
 def errors_count_role(name, rawtext, text, lineno, inliner, options=None, content=None):  # noqa: ARG001
     store.record(inliner.document.settings.env).shows_others = True
     return [errors_count(noun=text)], []
-
-
-class Errors(SphinxDirective):
-    """``{errors}``: every marked message, by area."""
-
-    def run(self) -> list[nodes.Node]:
-        store.record(self.env).shows_others = True
-        return [errors_index()]

@@ -11,7 +11,7 @@ from typing import Any
 from sphinx.application import Sphinx
 from sphinx.util import logging
 
-from ..pages.markers import alias_of
+from ..pages.markers import messages_of
 from . import store
 
 logger = logging.getLogger(__name__)
@@ -20,14 +20,8 @@ logger = logging.getLogger(__name__)
 def marker_texts(env: Any, docname: str) -> set[str]:
     """The messages and older wordings the markers of page ``docname`` name."""
     page = store.records(env).get(docname, store.PageRecord())
-    texts = set()
-    for block in page.blocks:
-        for marker in block.markers:
-            if marker.kind in ("error", "warning"):
-                texts.add(marker.text)
-            elif marker.kind == "alias" and (alias := alias_of(marker)):
-                texts.add(alias[0])
-    return texts
+    messages = [message for block in page.blocks for message in messages_of(block.markers)]
+    return {text for m in messages for text in (m.text, *(wording for wording, _ in m.aliases))}
 
 
 def docname_of(page: str) -> str:

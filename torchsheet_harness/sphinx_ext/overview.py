@@ -4,11 +4,9 @@ from __future__ import annotations
 
 from docutils import nodes
 from sphinx.application import Sphinx
-from sphinx.util.docutils import SphinxDirective
 
 from . import store
 from .rendering import link, placeholder
-from .status import purpose_of
 
 
 class page_overview(placeholder):  # noqa: N801 (docutils node names)
@@ -25,17 +23,3 @@ class page_overview(placeholder):  # noqa: N801 (docutils node names)
                 line += nodes.inline("", f"— {purpose}", classes=["ts-purpose"])
             items += nodes.list_item("", line, classes=[f"ts-overview-depth-{depth}"])
         return [items]
-
-
-class PageOverview(SphinxDirective):
-    """``{page-overview}``: every page in reading order, with its purpose sentence."""
-
-    def run(self) -> list[nodes.Node]:
-        store.record(self.env).shows_others = True
-        return [page_overview()]
-
-
-def add_description(app: Sphinx, document: nodes.document) -> None:
-    """doctree-read: the purpose sentence as the page's meta description."""
-    if purpose := purpose_of(document):
-        document.insert(0, nodes.meta(name="description", content=purpose))

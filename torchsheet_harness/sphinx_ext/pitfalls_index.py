@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from docutils import nodes
 from sphinx.application import Sphinx
-from sphinx.util.docutils import SphinxDirective
 
 from ..pages.markers import pitfall_of
 from . import store
@@ -45,11 +44,3 @@ def _row(app: Sphinx, docname: str, block: store.MarkedBlock, pitfall) -> nodes.
         cell(where, classes=["ts-pitfall-where"]),
         classes=classes,
     )
-
-
-class Pitfalls(SphinxDirective):
-    """``{pitfalls}``: the table of every marked trap."""
-
-    def run(self) -> list[nodes.Node]:
-        store.record(self.env).shows_others = True
-        return [pitfalls_index()]

@@ -55,7 +55,9 @@ def read_page(app: Sphinx, document: nodes.document) -> None:
     """doctree-read: record the page, badge its blocks, place its status line."""
     page = store.record(app.env)
     page.purpose = status.purpose_of(document) or ""
-    if not page.purpose:
+    if page.purpose:  # also the page's <meta name="description">, as the meta directive makes
+        document.insert(0, nodes.meta(name="description", content=page.purpose))
+    else:
         store.warn_until_fixed(app, (
             f"{place(document['source'], 1)}: no purpose sentence directly under the title; "
             "start the page with '# Title' and one sentence on what it is for"

@@ -9,6 +9,9 @@ from collections.abc import Iterable, Sequence
 
 from docutils import nodes
 from sphinx.application import Sphinx
+from sphinx.util.docutils import SphinxDirective
+
+from . import store
 
 
 class placeholder(nodes.General, nodes.Element):  # noqa: N801 (docutils node names)
@@ -20,6 +23,18 @@ class placeholder(nodes.General, nodes.Element):  # noqa: N801 (docutils node na
 
 class inline_placeholder(nodes.Inline, placeholder):  # noqa: N801
     """A placeholder inside a paragraph."""
+
+
+def directive(node: type[placeholder]) -> type[SphinxDirective]:
+    """A directive that puts ``node`` on its page, which shows other pages or the results (so
+    every build writes it again)."""
+
+    class ShowsOthers(SphinxDirective):
+        def run(self) -> list[nodes.Node]:
+            store.record(self.env).shows_others = True
+            return [node()]
+
+    return ShowsOthers
 
 
 def render_placeholders(app: Sphinx, doctree: nodes.document, docname: str) -> None:
