@@ -1,27 +1,11 @@
-"""What the copy button puts on the clipboard, and whether that is exactly the block's statements,
-pasteable at the classic ``python`` prompt: :func:`copy_problems`, run at collection on every
-Python block a reader pastes. Pure: no Sphinx, no pytest, nothing executed.
+"""What the copy button puts on the clipboard, and :func:`copy_problems`: whether that is exactly
+the block's statements and pastes at the classic ``python`` prompt (run at collection on every
+Python block a reader pastes; nothing is executed). The rule and why: docs/verification.md,
+"The copy button".
 
-sphinx-copybutton strips the ``>>>``/``...`` prompts and the output lines (:data:`PAGE_SETTINGS`,
-which docs/conf.py passes to it as its ``copybutton_*`` values). A bare ``...`` line (an empty line
-in a ``>>>`` block) is a prompt too, copied as an empty line: it ends a class body or a loop at
-the prompt.
-
-The classic ``python`` prompt (3.10 to 3.12; 3.13's with ``PYTHON_BASIC_REPL``) runs a compound
-statement when it reads a blank line, so code that runs from a file can fail there: a blank line
-inside a loop or class body ends the body (``IndentationError: unexpected indent`` on the next
-line), and a top-level line right after a body is read as part of it (``SyntaxError``). The
-button therefore also passes its text through ``pasteReady`` (sphinx_ext/paste_ready.js, wrapped
-around copybutton's formatCopyText by the site): blank lines inside indented bodies are dropped,
-and a blank line goes before a top-level line that follows a body. Neither changes what the code
-means in a file, IPython or Jupyter. The text ends with one line break: Python 3.13's REPL and
-IPython, which take a bracketed paste as one input, then run it at the reader's one Enter. The
-rule reads lines, not Python: a blank or unindented line inside a triple-quoted string would be
-changed, and :func:`copy_problems` reports such a block.
-
-:func:`format_copy_text` and :func:`paste_ready` are Python ports of the two JavaScript
-functions; tests/harness/test_browser.py checks them against the real ones on the built site.
-"""
+:func:`format_copy_text` and :func:`paste_ready` are Python ports of the button's JavaScript
+(sphinx-copybutton's formatCopyText, sphinx_ext/paste_ready.js); tests/harness/test_browser.py
+checks them against the real ones on the built site."""
 
 from __future__ import annotations
 

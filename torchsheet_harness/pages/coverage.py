@@ -1,16 +1,6 @@
-"""What a page's examples must cover, checked per page: every code block, and fences that close.
-
-Part of reading a page (:mod:`.page`): its problems fail the page's collection, so ``pytest
-docs/x.md`` fails on an unchecked block as the full audit (:mod:`..checks.audit`) does.
-
-- Sybil only sees what its parsers match; a ```` ```pycon ```` fence, ```` ```python title=x ````,
-  ``{testcode}`` or a shell block would otherwise sit on the page untested and silent.
-  :func:`code_blocks` finds every code block with a lexer of its own.
-- A deleted closing fence makes the open block swallow what follows up to the next closing
-  fence: a heading, its prose, the next block's opening line. :func:`fence_faults` reports a
-  fence whose body holds a ``##`` heading or the opening line of another fence (one that could
-  not close it), and a fence never closed.
-"""
+"""A page's problems that fail its collection: code blocks no example covers (found by a lexer of
+their own: a ```` ```pycon ```` fence or a ``{testcode}`` would otherwise sit untested and
+silent), fences that swallow a heading or another block, and the copy and marker checks."""
 
 from __future__ import annotations
 

@@ -1,18 +1,6 @@
-"""The ``%`` markers of a page: one grammar, and every check of them that needs only the page.
-
-A marker is a MyST comment line directly above a block (several may stack, no blank line)::
-
-    % quickref: <section>[ | 2, 4-5]
-    % pitfall: <the mistake> | <what it does> | <the fix>
-    % error: <message>          % warning: <message>
-    % alias: <older wording> | <where printed>   (after an error, a warning or another alias)
-    % not-run: <reason>         % gpu-host: <reason>
-
-:func:`parse_marker` reads one line; :func:`page_marker_problems` is what collection calls for
-each page: every marker it cannot honour, as 'page:line: why'. The site (:mod:`..sphinx_ext`)
-reads the same markers from the doctree and renders them; it re-checks none of this. Pure: no
-Sybil, Sphinx or pytest.
-"""
+"""The ``%`` markers of a page: one grammar (:data:`_FORMS`), and every check of them that needs
+only the page, :func:`page_marker_problems`, which collection calls (each problem 'page:line:
+why'). The site reads the same markers from the doctree and re-checks none of this. Pure."""
 
 from __future__ import annotations
 

@@ -1,13 +1,7 @@
 """A page read once: its blocks, each carrying everything known about it, and its problems.
 
-:func:`page_of` is the one reading of a page's text, cached per process by its digest: the
-parser (:mod:`.parser`) makes examples of its blocks, the recorder writes their lines and
-requirements to the results file, the reuse key and the audit take the same object. A
-:class:`Block` holds its place (first and last line, offsets), its section, its ``needs-*``
-requirement, the ``%`` markers directly above it (:mod:`.markers`) and the output block after
-it. :attr:`Page.problems` are the page's collection errors, each 'page:line: why' (fences,
-unknown classes, exemptions without a reason, blocks nothing runs: :mod:`.coverage`).
-"""
+:func:`page_of` is the one reading of a page's text, cached per process by its digest; every
+later step (parser, recorder, reuse key, audit, timings) takes the :class:`Page` it returns."""
 
 from __future__ import annotations
 

@@ -1,18 +1,6 @@
 """The Sybil parser for a MyST page: every block of the page read once (:mod:`.page`) becomes
-examples, or the page fails to collect naming page:line.
-
-- ```` ```python ```` and ```` ```{code-block} python ```` blocks: run in the page's namespace
-  as a pasted copy runs at a fresh prompt (:mod:`..run.evaluators`); a block whose source starts
-  with ``>>>`` is a doctest, one example per prompt.
-- ``:class: needs-...``: the requirement (:mod:`.requirements`); a block this machine cannot
-  run is gated (SKIPPED with the reason, after the static check of what cannot run here).
-- ``{literalinclude}`` of a script in ``snippets/``: run as a reader runs it.
-- ``{code-block} text`` with ``:class: output`` right after a block: what that block must print.
-- ``% not-run: reason``: SKIPPED with the reason. ``% gpu-host: reason``: a CPU torchrun block
-  that shows the machine's default device on purpose runs without the GPU-host mode.
-
-Every region is a :class:`PageRegion` carrying its :class:`.page.Block`.
-"""
+examples, each a :class:`PageRegion` carrying its block, or the page fails to collect naming
+page:line. Which block becomes what: MAINTAINING.md, "How a page becomes tests"."""
 
 from __future__ import annotations
 

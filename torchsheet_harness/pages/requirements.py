@@ -1,19 +1,6 @@
-"""What a code block needs to run, declared once as classes on its directive.
-
-A page declares a block's needs with the ``:class:`` option of ``{code-block} python`` (or of
-``{literalinclude}``)::
-
-    ```{code-block} python
-    :class: needs-torchrun-2 needs-gpus-2
-    ```
-
-The same declaration gives the pytest markers, the skip reason on a machine that lacks the
-hardware, and the badge the docs build draws on the block.
-
-One class declares no need but what a block shows: ``shows-deprecation``, a block that calls a
-deprecated API on purpose and shows the warning as its output (:mod:`..run.deprecations`);
-without it, a block whose code warns that it is deprecated fails.
-"""
+"""What a code block needs to run, declared once as ``needs-*`` classes on its directive: the same
+:class:`Requirement` gives the pytest markers, the skip reason and the site's badge. One class
+declares what a block shows instead: ``shows-deprecation`` (:mod:`..run.deprecations`)."""
 
 from __future__ import annotations
 

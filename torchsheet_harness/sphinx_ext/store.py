@@ -107,20 +107,14 @@ def found_results(app: Sphinx) -> list[Results]:
     return _build(app).get("results", [])
 
 
-def page_path(app: Sphinx, docname: str) -> tuple[str, Path]:
-    """('tensors/creating.md', its file): the page as the results files name it."""
-    path = Path(app.env.doc2path(docname))
-    return path.relative_to(app.srcdir).as_posix(), path
-
-
 def view(app: Sphinx, docname: str) -> PageView:
     """What the recorded runs say about ``docname`` as it is now (once per build)."""
     views = _build(app).setdefault("views", {})
     if docname not in views:
-        page, path = page_path(app, docname)
-        views[docname] = page_view(
-            found_results(app), page, results.page_digest(path.read_text(encoding="utf-8"))
-        )
+        path = Path(app.env.doc2path(docname))  # the results name it 'tensors/creating.md'
+        digest = results.page_digest(path.read_text(encoding="utf-8"))
+        page = path.relative_to(app.srcdir).as_posix()
+        views[docname] = page_view(found_results(app), page, digest)
     return views[docname]
 
 
