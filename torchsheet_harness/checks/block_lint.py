@@ -15,14 +15,14 @@ as one input and stop there.
 
 from __future__ import annotations
 
-import doctest
 import re
 import subprocess
 import sys
 from pathlib import Path
 
-from ..locations import display_path, line_at, page_files, place
+from ..locations import display_path, page_files, place
 from ..pages.collect import page_sybil
+from ..pages.excerpts import prompt_examples
 from ..pages.page import Block, read_page
 from ..pages.parser import block_of
 from .self_contained import region_source
@@ -96,7 +96,7 @@ def paste_findings(page: Path) -> list[str]:
         requirement = block.requirement
         if requirement.torchrun or requirement.slurm:
             continue  # run as a script, not pasted
-        if (line := code_after_an_exception(read.text, block)) is not None:
+        if (line := code_after_an_exception(block)) is not None:
             findings.append(
                 f"{place(page, line)}: this exception is not the end of its >>> block; IPython "
                 "and Jupyter stop a pasted block at its first exception, so the lines after it "
@@ -105,16 +105,11 @@ def paste_findings(page: Path) -> list[str]:
     return findings
 
 
-def code_after_an_exception(text: str, block: Block) -> int | None:
+def code_after_an_exception(block: Block) -> int | None:
     """The page line of the first exception a ``>>>`` block shows with examples after it."""
-    source = str(block.source)
-    if not source.startswith(">>>"):
-        return None
-    examples = doctest.DocTestParser().get_examples(source)
-    for example in examples[:-1]:
+    for example in (prompt_examples(block.code) or [])[:-1]:
         if example.exc_msg is not None:
-            first = line_at(text, text.index(source, block.start))
-            return first + example.lineno
+            return block.line + block.source.line_offset + 1 + example.lineno
     return None
 
 

@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import ast
 import difflib
-import doctest
 import importlib
 import inspect
 import pkgutil
@@ -38,6 +37,7 @@ from types import ModuleType
 import torch
 
 from ..locations import place
+from ..pages.excerpts import prompt_examples
 from .deprecated_apis import deprecation
 
 _TORCH = re.compile(r"torch(\.|$)")
@@ -115,9 +115,8 @@ def findings(code: str, path: str, first_line: int, shows_deprecation: bool = Fa
 
 def _parse(code: str, first_line: int) -> ast.Module:
     """The code's statements, numbered by the page's lines (a >>> block: its examples')."""
-    parts = [(code, 0)]
-    if code.lstrip().startswith(">>>"):
-        parts = [(e.source, e.lineno) for e in doctest.DocTestParser().get_examples(code)]
+    examples = prompt_examples(code)
+    parts = [(code, 0)] if examples is None else [(e.source, e.lineno) for e in examples]
     body = []
     for source, offset in parts:
         try:

@@ -1,22 +1,11 @@
 """A quick-reference excerpt: the lines of a block a ``% quickref:`` marker takes, and whether
-they run as the sheet shows them.
+they run as the sheet shows them, on their own.
 
-:func:`excerpt_lines` picks the statements (``| 2, 4-5``: the statements starting on those
-lines of the block, 1 being its first line; no spec: every statement but the imports); a short
-one-line ``>>>`` output follows its statement as ``# → output``. The sheet shows the lines on
-their own, so :func:`excerpt_problem` asks that they read as a program:
-
-- they compile as shown: no body without its header, no header without its body, no half of a
-  statement;
-- every name they use is a builtin, bound by the excerpt itself, or bound on the page before
-  it, in the block or an earlier executed one, by an assignment, an import, a ``def`` or a
-  ``class``: the context a reader finds by the sheet's link. A name bound there only by a
-  ``for``, ``with`` or ``except`` header belongs to the lines under that header, so an excerpt
-  that uses it without the header is refused too.
-
-Scopes are read loosely (a name bound anywhere in the excerpt counts as bound), so the check
-can miss a fault but does not invent one. Pure: no Sybil, Sphinx or pytest.
-"""
+:func:`excerpt_problem` asks that they compile as shown (no body without its header, no half
+of a statement) and that every name they use is a builtin, bound by the excerpt, or bound on the
+page before it by an assignment, an import, a ``def`` or a ``class`` (a name only a ``for``,
+``with`` or ``except`` header binds belongs to the lines under it). Scopes are read loosely: the
+check can miss a fault but does not invent one. Pure."""
 
 from __future__ import annotations
 
@@ -37,25 +26,29 @@ class ExcerptError(ValueError):
     """A lines spec the block cannot honour (the message says why, without a place)."""
 
 
+def prompt_examples(code: str) -> list[doctest.Example] | None:
+    """A ``>>>`` block's examples, as doctest reads them; None for a plain block."""
+    return doctest.DocTestParser().get_examples(code) if code.lstrip().startswith(">>>") else None
+
+
 def python_source(code: str) -> str:
     """The Python a block runs: its ``>>>`` statements, or the code itself."""
-    if code.lstrip().startswith(">>>"):
-        return "".join(example.source for example in doctest.DocTestParser().get_examples(code))
-    return code
+    examples = prompt_examples(code)
+    return code if examples is None else "".join(example.source for example in examples)
 
 
 def statements(code: str) -> list[tuple[int, list[str]]]:
     """(first line, lines) of each statement of a block, numbered from 1, prompts removed."""
-    if code.lstrip().startswith(">>>"):
-        found = []
-        for example in doctest.DocTestParser().get_examples(code):
-            lines = example.source.rstrip("\n").splitlines()
-            want = example.want.rstrip("\n")
-            if len(lines) == 1 and want and "\n" not in want and len(want) <= SHORT_OUTPUT:
-                lines = [f"{lines[0]}  # → {want}"]
-            found.append((example.lineno + 1, lines))
-        return found
-    return [(n, [line]) for n, line in enumerate(code.splitlines(), 1) if line.strip()]
+    if (examples := prompt_examples(code)) is None:
+        return [(n, [line]) for n, line in enumerate(code.splitlines(), 1) if line.strip()]
+    found = []
+    for example in examples:
+        lines = example.source.rstrip("\n").splitlines()
+        want = example.want.rstrip("\n")
+        if len(lines) == 1 and want and "\n" not in want and len(want) <= SHORT_OUTPUT:
+            lines = [f"{lines[0]}  # → {want}"]
+        found.append((example.lineno + 1, lines))
+    return found
 
 
 def excerpt_lines(code: str, spec: str | None) -> tuple[str, ...]:
