@@ -1,26 +1,11 @@
 """No deprecated API on a page: a block whose own code warns that it is deprecated fails.
 
-A DeprecationWarning, PendingDeprecationWarning or FutureWarning is the block's when the
-warning points at the block's code (its filename is the page, or the block's script), or at a
-torch frame the block's code called directly (a wrapper that took the ``stacklevel``; see
-:mod:`.warning_origin`). One raised deeper in torch by a correct call is not the block's fault;
-it is passed on to pytest, which lists it in the warnings summary, as it does every other
-warning.
-
-- In-process blocks (:class:`Watch`): every warning is recorded while the block runs; the
-  block's own deprecations fail it with page:line and the warning's text, the others are
-  issued again for pytest once the block is done.
-- Launched blocks (a snippet, torchrun): :func:`launch_filters` makes the processes' own
-  deprecations errors (a start-up hook, :mod:`.rank_site`, and a warnings filter on module
-  ``__main__``, the script), so a rank stops at the deprecated call;
-  :func:`deprecation_error` finds that error in a rank's stderr and names the page line;
-  :func:`reissue_process_warnings` passes on the warnings the processes printed.
-
-A block that shows a deprecation on purpose (a pitfall: "this is deprecated, use that")
-declares it, ``:class: shows-deprecation``: its own deprecations are printed where they occur,
-``FutureWarning: <message>``, as part of its checked output (a terminal shows them there too),
-and a declared block whose code raises none fails: the declaration would hide the next one.
-"""
+A deprecation is the block's when it points at the block's code, or at the torch wrapper the
+block called (:mod:`.warning_origin`); one raised deeper in torch by a correct call is passed on
+to pytest's warnings summary. In-process blocks: :class:`Watch`. Launched blocks: the rank hook
+makes the script's own deprecations errors (:func:`launch_filters`), read back from stderr by
+:func:`deprecation_error`. A block declared ``shows-deprecation`` prints its own where they occur,
+as part of its checked output, and fails if it raises none."""
 
 from __future__ import annotations
 

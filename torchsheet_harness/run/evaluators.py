@@ -1,13 +1,6 @@
-"""Evaluators: each runs one example and returns None on success or a failure message.
-
-Each is a :data:`sybil.typing.Evaluator`. Every message starts with 'page:line' so a reader of
-the pytest report can open the block. Blocks run in the page's interpreter are in :mod:`.prompt`;
-here the gates and a block run as processes of its own (a script, torchrun, Slurm), in a fresh
-temporary directory through :func:`run_in_workdir`. An output that
-differs fails with an :class:`.outputs.OutputMismatch`: the message, with the first differing
-column marked, carrying what the page expected and what was printed (every rank's stdout, rank 0
-first, for torchrun), which ``--update-outputs`` writes back into the page.
-"""
+"""Evaluators (Sybil's: None on success, else a message starting with 'page:line'): the gates, and
+blocks run as processes of their own (a script, torchrun, Slurm) in a fresh temporary directory.
+Blocks run at the page's prompt: :mod:`.prompt`."""
 
 from __future__ import annotations
 
@@ -143,11 +136,8 @@ class ScriptFile:
 
 @dataclass
 class LaunchedBlock:
-    """A page block (``source``) or a snippets/ script (``script``) run by a launcher.
-
-    Subclasses say how in :meth:`launch`; the output is checked against the page's.
-    ``gpu_host`` is the reason of the block's ``% gpu-host:`` exemption, if it has one.
-    """
+    """A page block (``source``) or a snippets/ script (``script``) run by a launcher (subclasses
+    say how in :meth:`launch`); ``gpu_host``: the reason of its ``% gpu-host:`` exemption, if any."""
 
     requirement: Requirement
     source: str | None = None

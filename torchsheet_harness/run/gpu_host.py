@@ -1,17 +1,6 @@
-"""GPU-host mode: CPU torchrun blocks run as on a machine whose accelerator is CUDA.
-
-The suite hides the GPUs from a block that declares none (``CUDA_VISIBLE_DEVICES=""``), so a
-block that leans on the machine's default device passes here and fails on the reader's GPU
-machine. With ``TORCHSHEET_GPU_HOST=1`` (``pytest --torchsheet-gpu-host``; ``nox -s gpu-host``
-runs it over every CPU torchrun block), each rank starts with the launched blocks' start-up hook
-(``rank_site/``) first on its path, which installs :mod:`.gpu_host_rank`: torch then reports
-CUDA as the accelerator, and a default that would pick NCCL or a CUDA mesh raises, naming the
-block's line. This module is the launcher's side: the ranks' environment, and the failure
-message read back from their stderr.
-
-``TORCHSHEET_GPUS_VISIBLE=1`` (``--torchsheet-gpus-visible``, on a GPU runner) is the real thing:
-a CPU block's ranks see the machine's GPUs, as a reader's do.
-"""
+"""GPU-host mode, the launcher's side: CPU torchrun blocks run as on a machine whose accelerator is
+CUDA (:mod:`.gpu_host_rank` in each rank), and the failure read back from the ranks' stderr. The
+mode and ``TORCHSHEET_GPUS_VISIBLE``: MAINTAINING.md, "torchrun and Slurm blocks"."""
 
 from __future__ import annotations
 
@@ -45,10 +34,8 @@ def rank_env(env: dict[str, str]) -> dict[str, str]:
 
 
 def finding(rank_streams: Iterable[str], where_line) -> str | None:  # noqa: ANN001
-    """The first check a rank reported, as 'GPU-host check at page:line: what a GPU host does'.
-
-    ``where_line(file, line)`` turns the rank's script name and line into a place to open.
-    """
+    """The first check a rank reported, as 'GPU-host check at page:line: what a GPU host does'
+    (``where_line(file, line)`` turns the rank's script and line into a place)."""
     for text in rank_streams:
         for line in text.splitlines():
             match = _FINDING.search(line)

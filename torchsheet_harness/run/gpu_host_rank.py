@@ -1,24 +1,11 @@
-"""GPU-host mode, inside each rank: torch answers as it would on a machine whose accelerator is
-CUDA, and the two defaults that then go wrong fail here with what a GPU host would do.
+"""GPU-host mode, inside each rank: torch answers as on a machine whose accelerator is CUDA, and the
+two defaults that then go wrong (a bare ``init_process_group()``, ``fully_shard`` without
+``mesh=``) raise with what a GPU host would do.
 
-The ranks' start-up hook (``rank_site/sitecustomize.py``) calls :func:`install` in a rank
-(``TORCHSHEET_GPU_HOST=1`` and ``RANK`` set) before anything imports torch. It imports nothing
-of torch itself: it waits for the modules below to be imported and then patches them.
-
-- ``torch._C._get_accelerator()``, which torch reads where a caller named no device, answers
-  ``cuda``, as on a GPU host.
-- ``init_process_group()`` without a backend (also from ``init_device_mesh`` when no group
-  exists) would build an NCCL-only group there: it raises :class:`GpuHostDefault`, saying so.
-- ``fully_shard`` without ``mesh=`` would make its default mesh on CUDA: it raises too.
-- The block's own questions (``torch.cuda.is_available()``, ``torch.cuda.device_count()``,
-  ``torch.accelerator.current_accelerator()`` and ``.is_available()``), asked from the block's
-  code (the ``__main__`` module), answer for a host with a CUDA GPU, but fewer GPUs than local
-  ranks (``LOCAL_WORLD_SIZE - 1``): the case in which code that picks NCCL only "when every rank
-  has a GPU" must fall back to gloo and still name the CPU everywhere. Torch's own calls get the
-  real answers, so a correct block runs on CPU as before.
-
-Standard library only, like the rest of what the hook imports.
-"""
+The block's own questions (asked from ``__main__``) answer for a host with fewer GPUs than local
+ranks (``LOCAL_WORLD_SIZE - 1``): code that picks NCCL only "when every rank has a GPU" must fall
+back to gloo and still name the CPU; torch's own calls get the real answers. Standard library
+only: the modules are patched once imported (:class:`_PatchAfterImport`)."""
 
 from __future__ import annotations
 

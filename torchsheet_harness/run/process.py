@@ -1,13 +1,8 @@
 """Run a command in its own session with a hard timeout, leaving nothing behind.
 
-Killing the command's process group is not enough for launchers: ``torchrun`` starts every rank
-in a session of its own, so a rank is outside the launcher's group and is orphaned, still
-running, when the launcher is killed with SIGKILL. While the command runs, a watcher therefore
-records every descendant it sees (from ``/proc``, on Linux); whatever of them is still alive when
-the command ends, however it ends, is killed.
-
-The harness's only reading of ``/proc`` and its kill helpers live here.
-"""
+torchrun starts every rank in a session of its own, out of the launcher's process group: so a
+watcher records every descendant it sees (from ``/proc``), and whatever of them is alive when the
+command ends is killed. The harness's only reading of ``/proc`` and its kill helpers."""
 
 from __future__ import annotations
 

@@ -1,10 +1,5 @@
-"""Launch a script with the real ``torchrun`` CLI and return every rank's output.
-
-``torchrun --standalone`` picks a free rendezvous port itself, so parallel launches never collide.
-Each rank's stdout and stderr go to files under a log directory (``--redirects 3``), read back per
-rank for checking and for failure reports. The launch runs in its own session with a hard timeout
-(SIGTERM to the whole process group, then SIGKILL): nothing outlives it.
-"""
+"""Launch a script with the real ``torchrun`` CLI (``--standalone``: a free port each, so launches
+run in parallel) and return every rank's output, read from its log files."""
 
 from __future__ import annotations
 
@@ -59,12 +54,8 @@ def _prefixed(rank: int, line: str) -> str:
 
 
 def launch_env(gpus: int, extra: Mapping[str, str] | None = None) -> dict[str, str]:
-    """The environment for a launch: loopback for gloo, and GPUs hidden unless declared.
-
-    A block that declares no GPU runs with its GPUs hidden, except with
-    ``TORCHSHEET_GPUS_VISIBLE=1`` (a GPU runner showing what a reader's machine does); with
-    ``TORCHSHEET_GPU_HOST=1`` its ranks run as on a GPU host (:mod:`.gpu_host`).
-    """
+    """The environment for a launch: loopback for gloo, and the GPUs hidden from a block that
+    declares none (unless ``TORCHSHEET_GPUS_VISIBLE=1``), its ranks in GPU-host mode where on."""
     env = dict(os.environ)
     env.setdefault("GLOO_SOCKET_IFNAME", "lo")
     env.setdefault("OMP_NUM_THREADS", "1")

@@ -1,15 +1,9 @@
-"""A private two-node Slurm cluster on this machine, to run the pages' sbatch scripts for real.
+"""A private two-node Slurm cluster on this machine: two ``slurmd`` named after two host names of
+this machine, a ``slurmctld`` and a ``munged`` of their own, every file and port under a
+temporary folder (:mod:`.conf`); clients reach it only, through ``SLURM_CONF``.
 
-Two ``slurmd`` daemons act as two nodes, named after two host names that resolve to this machine
-(its host name and ``localhost``), next to a ``slurmctld`` and a ``munged`` of their own. Config,
-munge key and socket, state, spool, logs, pid files and ports all live in a temporary directory
-(:mod:`.conf`); clients (``sbatch``, ``srun``, ``scontrol``) reach this cluster only, through
-``SLURM_CONF`` and the munge socket that config names. Jobs: :mod:`.jobs`.
-
-Safety: it starts only where :func:`.host.unavailable_reason` finds nothing against it (as
-root, never next to a real cluster's daemons), one at a time per machine (an ``flock``), and it
-stops everything it started, job processes included, then checks that nothing of it is left.
-"""
+It starts only where :func:`.host.unavailable_reason` finds nothing against it, one at a time per
+machine (a file lock), and stops everything it started, job processes included."""
 
 from __future__ import annotations
 
