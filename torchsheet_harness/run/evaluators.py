@@ -137,7 +137,7 @@ class ScriptFile:
 @dataclass
 class LaunchedBlock:
     """A page block (``source``) or a snippets/ script (``script``) run by a launcher (subclasses
-    say how in :meth:`launch`); ``gpu_host``: the reason of its ``% gpu-host:`` exemption, if any."""
+    say how in :meth:`launch`); ``gpu_host``: the reason of its ``% gpu-host:``, if any."""
 
     requirement: Requirement
     source: str | None = None
