@@ -20,17 +20,13 @@ from pathlib import Path
 from typing import Any
 
 from ..locations import place
+from .gpu_host import rank_site_first
 from .warning_origin import CATEGORIES, SCRIPT_ENV, blamed
 
-RANK_SITE = Path(__file__).with_name("rank_site")
 DECLARE = "declare it on the block with ':class: shows-deprecation' and show the warning"
 _NAMES = "|".join(category.__name__ for category in CATEGORIES)
 _ERROR_LINE = re.compile(rf"^(?:\[rank\d+\]: ?)?(?P<category>{_NAMES}): (?P<text>.*)$")
 _PRINTED = re.compile(r"^(?P<file>\S.*?):(?P<line>\d+): (?P<category>\w*Warning): (?P<text>.*)$")
-
-
-def is_deprecation(category: type[Warning]) -> bool:
-    return issubclass(category, CATEGORIES)
 
 
 @dataclass
@@ -72,7 +68,7 @@ class Watch:
     def page_line(self, message: warnings.WarningMessage) -> int | None:
         """The page line of a deprecation the block's own code raised (called while it is
         shown); None for any other warning."""
-        if not is_deprecation(message.category):
+        if not issubclass(message.category, CATEGORIES):
             return None
         found = blamed(message.filename, message.lineno, self._is_page)
         if found is None:
@@ -82,15 +78,11 @@ class Watch:
             return line
         return self.example.line + line - 1  # a >>> example: its own lines
 
-    def own(self) -> list[tuple[int, warnings.WarningMessage]]:
-        return [(line, message) for message, line in self.caught if line is not None]
-
     def failure(self) -> str | None:
         """Why the example fails: its code used a deprecated API (or declared one it did not)."""
-        own = self.own()
+        own = [(line, message) for message, line in self.caught if line is not None]
         if self.shown:
-            record_shown(self.example, bool(own))
-            return unused_declaration(self.example)
+            return unused_declaration(self.example, raised=bool(own))
         if not own:
             return None
         lines = [
@@ -101,16 +93,12 @@ class Watch:
         return "\n".join(lines) + f"\n(use what the warning says; to show it on purpose, {DECLARE})"
 
 
-def record_shown(example: Any, raised: bool) -> None:
-    """Remember, per declared block of the page, whether one of its examples raised one."""
+def unused_declaration(example: Any, raised: bool) -> str | None:
+    """At a declared block's last example, a failure when none of its examples ``raised`` one
+    (remembered per block of the page)."""
+    line = example.region.block.line
     shown = example.document.__dict__.setdefault("torchsheet_shown_deprecations", {})
-    line = example.region.block.line
     shown[line] = shown.get(line, False) or raised
-
-
-def unused_declaration(example: Any) -> str | None:
-    """At the declared block's last example: a failure when none of its examples raised one."""
-    line = example.region.block.line
     examples = [
         region.start
         for _, region in example.document.regions
@@ -118,7 +106,7 @@ def unused_declaration(example: Any) -> str | None:
     ]
     if example.region.start != max(examples):
         return None
-    if example.document.torchsheet_shown_deprecations.get(line):
+    if shown[line]:
         return None
     return (
         f"{place(example.path, line)}: the block declares shows-deprecation, but its code "
@@ -134,17 +122,11 @@ def launch_filters(script: Path, env: Mapping[str, str] | None = None) -> dict[s
     entries = [f"default::{category.__name__}" for category in CATEGORIES]
     entries += [f"error::{category.__name__}:__main__" for category in CATEGORIES]
     before = env.get("PYTHONWARNINGS")
-    path = [str(RANK_SITE), *([env["PYTHONPATH"]] if env.get("PYTHONPATH") else [])]
     return {
         "PYTHONWARNINGS": ",".join([before, *entries] if before else entries),
-        "PYTHONPATH": os.pathsep.join(path),
+        "PYTHONPATH": rank_site_first(env),
         SCRIPT_ENV: os.path.abspath(script),
     }
-
-
-def script_line(script: str, line: int) -> str:
-    """Where a line of a literal-included script is: 'snippets/x.py:12'."""
-    return place(script, line)
 
 
 def deprecation_error(

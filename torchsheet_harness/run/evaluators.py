@@ -9,6 +9,7 @@ import sys
 import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import ClassVar
 from unittest import SkipTest
@@ -18,12 +19,7 @@ from sybil.typing import Evaluator
 
 from ..locations import place
 from ..pages.requirements import Requirement
-from .deprecations import (
-    deprecation_error,
-    launch_filters,
-    reissue_process_warnings,
-    script_line,
-)
+from .deprecations import deprecation_error, launch_filters, reissue_process_warnings
 from .outputs import OutputMismatch, first_difference, matches
 from .process import run_command
 from .static_gate import static_findings
@@ -128,7 +124,7 @@ class ScriptFile:
         reissue_process_warnings({"the script": finished.stderr})
         if not finished.ok:
             script = str(self.script)
-            deprecated = deprecation_error({"the script": finished.stderr}, script, script_line)
+            deprecated = deprecation_error({"the script": finished.stderr}, script, place)
             failure = f"{self.script.name} failed\n{finished.describe()}"
             return (f"{deprecated}\n{failure}" if deprecated else failure), ""
         return None, finished.stdout
@@ -148,9 +144,7 @@ class LaunchedBlock:
     prefix: ClassVar[str] = "torchsheet-block-"
 
     def __call__(self, example: Example) -> str | None:
-        def run(workdir: Path) -> tuple[str | None, str]:
-            return self.launch(example, workdir)
-
+        run = partial(self.launch, example)
         return run_in_workdir(example, self.prefix, run, self.expected, self.script)
 
     def launch(self, example: Example, workdir: Path) -> tuple[str | None, str]:

@@ -9,10 +9,11 @@ import re
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
-GPU_HOST_ENV = "TORCHSHEET_GPU_HOST"
+from .gpu_host_rank import GPU_HOST_ENV, MARK
+
 GPUS_VISIBLE_ENV = "TORCHSHEET_GPUS_VISIBLE"
-SITE_DIR = Path(__file__).resolve().parent / "rank_site"  # also deprecations.RANK_SITE
-MARK = "torchsheet GPU-host check"
+#: The start-up hook of every launched block's processes, first on their ``PYTHONPATH``.
+SITE_DIR = Path(__file__).resolve().parent / "rank_site"
 _FINDING = re.compile(rf"{MARK}(?: \[at (?P<file>[^:\]]+):(?P<line>\d+)\])?: (?P<message>.*)")
 
 
@@ -28,9 +29,13 @@ def gpus_visible(environ: Mapping[str, str] = os.environ) -> bool:
 
 def rank_env(env: dict[str, str]) -> dict[str, str]:
     """``env`` with the ranks' start-up hook first on their ``PYTHONPATH``, in GPU-host mode."""
-    rest = [path for path in env.get("PYTHONPATH", "").split(os.pathsep) if path]
-    paths = [str(SITE_DIR), *[path for path in rest if path != str(SITE_DIR)]]
-    return {**env, "PYTHONPATH": os.pathsep.join(paths), GPU_HOST_ENV: "1"}
+    return {**env, "PYTHONPATH": rank_site_first(env), GPU_HOST_ENV: "1"}
+
+
+def rank_site_first(env: Mapping[str, str]) -> str:
+    """``env``'s ``PYTHONPATH`` with the start-up hook (:data:`SITE_DIR`) first, once."""
+    rest = [p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p and p != str(SITE_DIR)]
+    return os.pathsep.join([str(SITE_DIR), *rest])
 
 
 def finding(rank_streams: Iterable[str], where_line) -> str | None:  # noqa: ANN001

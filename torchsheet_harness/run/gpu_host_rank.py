@@ -13,6 +13,7 @@ import importlib.abc
 import os
 import sys
 
+GPU_HOST_ENV = "TORCHSHEET_GPU_HOST"
 MARK = "torchsheet GPU-host check"
 
 
@@ -20,30 +21,18 @@ class GpuHostDefault(RuntimeError):
     """The block leans on the machine's default device; on a GPU host it would get CUDA."""
 
 
-def _block_frame():
-    """The innermost frame of the block's own code (the __main__ module), or None."""
+def _innermost(*module_suffixes: str):  # noqa: ANN202
+    """The innermost calling frame whose module's name ends with one of ``module_suffixes``."""
     frame = sys._getframe(1)
-    while frame is not None:
-        if frame.f_globals.get("__name__") == "__main__":
-            return frame
+    while frame is not None and not frame.f_globals.get("__name__", "").endswith(module_suffixes):
         frame = frame.f_back
-    return None
+    return frame
 
 
 def _raise(message: str) -> None:
-    frame = _block_frame()
+    frame = _innermost("__main__")  # the block's own code
     at = f" [at {os.path.basename(frame.f_code.co_filename)}:{frame.f_lineno}]" if frame else ""
     raise GpuHostDefault(f"{MARK}{at}: {message}")
-
-
-def _called_from(*module_suffixes: str) -> bool:
-    frame = sys._getframe(1)
-    while frame is not None:
-        name = frame.f_globals.get("__name__", "")
-        if any(name.endswith(suffix) for suffix in module_suffixes):
-            return True
-        frame = frame.f_back
-    return False
 
 
 def _patch_torch(torch) -> None:
@@ -85,9 +74,9 @@ def _patch_c10d(c10d) -> None:
 
     def backend_config_init(self, backend) -> None:  # noqa: ANN001
         if str(backend) == c10d.Backend.UNDEFINED:
-            if _called_from("fsdp._fully_shard._fsdp_init"):
+            if _innermost("fsdp._fully_shard._fsdp_init"):
                 how = "fully_shard without mesh= creates the default group for its default mesh"
-            elif _called_from("distributed.device_mesh"):
+            elif _innermost("distributed.device_mesh"):
                 how = "init_device_mesh creates the default group when none exists"
             else:
                 how = "init_process_group() was called without a backend"
@@ -146,5 +135,5 @@ class _PatchAfterImport(importlib.abc.MetaPathFinder):
 
 def install() -> None:
     """Patch torch's modules as they are imported, in a rank of a GPU-host run."""
-    if os.environ.get("TORCHSHEET_GPU_HOST") == "1" and "RANK" in os.environ:
+    if os.environ.get(GPU_HOST_ENV) == "1" and "RANK" in os.environ:
         sys.meta_path.insert(0, _PatchAfterImport())

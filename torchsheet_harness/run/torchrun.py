@@ -14,7 +14,7 @@ from sybil import Example
 
 from ..locations import place
 from . import gpu_host
-from .deprecations import deprecation_error, launch_filters, reissue_process_warnings, script_line
+from .deprecations import deprecation_error, launch_filters, reissue_process_warnings
 from .evaluators import LAUNCH_TIMEOUT_SECONDS, LaunchedBlock, padded_source, where
 from .process import Finished, run_command
 
@@ -126,7 +126,7 @@ class TorchrunBlock(LaunchedBlock):
         stderr = {f"rank {rank}": text for rank, text in sorted(launch.rank_stderr.items())}
         reissue_process_warnings(stderr)
         if not launch.ok:
-            page_line = script_line if self.script else lambda _, line: where(example, line)
+            page_line = place if self.script else lambda _, line: where(example, line)
             deprecated = deprecation_error(stderr, str(script), page_line)
             failure = f"{self.gpu_host_finding(example, launch)}\n{launch.describe()}"
             return (f"{deprecated}\n{failure}" if deprecated else failure), ""
