@@ -1,11 +1,5 @@
-"""The collection audit: no code block on a page may go unchecked without saying why.
-
-Sybil only sees what its parsers match; a ```` ```pycon ```` fence, ```` ```python title=x ````,
-``{testcode}`` or a shell block would otherwise sit on the page untested and silent. The check
-of one page lives in :mod:`..pages.coverage` (the parser runs it on every page it collects, so
-``pytest docs/x.md`` fails too); this module runs it over docs/ and checks that every snippet is
-included by a page.
-"""
+"""The collection audit over docs/: every page's problems (:mod:`..pages.coverage`), and every
+snippet included by a page."""
 
 from __future__ import annotations
 

@@ -1,17 +1,7 @@
-"""Lint the Python on the pages with ruff, reporting page:line.
-
-A page runs as one module, top to bottom, so its in-process blocks are joined into one file (each
-at its page line) and checked with pyflakes rules: an undefined name, an unused import or a syntax
-error on a page is a defect a reader would copy. Blocks run by torchrun are separate programs and
-are checked one by one.
-
-Each block a reader pastes at the prompt (Python run in-process) is also checked as the copy
-button yields it (:func:`..pages.copy_text.copy_problems`): exactly its statements, and no
-syntax error at the classic ``python`` prompt, where code that runs from a file can still fail.
-And a ``>>>`` block ends at the first exception it shows: IPython and Jupyter run a pasted block
-as one input and stop there.
-``python -m torchsheet_harness.checks.block_lint [docs]``
-"""
+"""Lint the Python on the pages with ruff's pyflakes rules, reporting page:line: a page's in-process
+blocks as one module (each at its page line), its torchrun blocks one by one; and ``>>>``
+blocks that go on after an exception (IPython and Jupyter stop a pasted block there).
+``python -m torchsheet_harness.checks.block_lint [docs]``"""
 
 from __future__ import annotations
 
@@ -85,9 +75,7 @@ def lint_page(page: Path, docs: Path) -> list[str]:
 
 
 def paste_findings(page: Path) -> list[str]:
-    """``>>>`` blocks that go on after an exception, as 'page:line: why' (whether a block's copy
-    is its statements and pastes at the classic prompt is checked when its page is collected:
-    :func:`..pages.copy_text.copy_problems`)."""
+    """``>>>`` blocks that go on after an exception, as 'page:line: why'."""
     read = read_page(page)
     findings = []
     for block in read.blocks:

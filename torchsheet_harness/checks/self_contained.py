@@ -1,9 +1,5 @@
-"""The rule that lets ``pytest -m gpu`` run a page's GPU blocks alone.
-
-``-m gpu`` deselects the CPU blocks of a page, so a GPU block that used a name a CPU block defined
-would fail with a NameError on exactly the machines meant to run it. The rule: the GPU blocks of a
-page, read in order, define every name they use.
-"""
+"""The rule that lets ``pytest -m gpu`` run a page's GPU blocks alone (it deselects the CPU blocks
+they might lean on): the GPU blocks of a page, read in order, define every name they use."""
 
 from __future__ import annotations
 

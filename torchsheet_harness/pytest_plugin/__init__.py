@@ -1,23 +1,7 @@
-"""pytest wiring: each page example carries its block, which gives its markers, its timeout,
-the location of its skip (one SKIPPED line per block) and the per-run summary line. The results
-file is written by :mod:`.recorder`.
-
-- A page block runs in-process under a timeout of its own, ``torchsheet_block_timeout``
-  (ini option, default 120 s; ``-o torchsheet_block_timeout=300`` for one run, 0 for none);
-  ``--timeout`` on the command line applies to every test instead. Blocks run as processes
-  (torchrun, Slurm, snippets) keep the suite's ``timeout`` and their launchers' own.
-- A plain block that raises is reported as 'page:line: Exception: message' and the line that
-  raised; the whole traceback with ``--tb=long``.
-- ``--torchsheet-gpu-host`` runs every CPU torchrun block as on a machine whose accelerator is
-  CUDA (:mod:`..run.gpu_host`); ``--torchsheet-gpus-visible`` (a GPU runner) lets such a block's
-  ranks see the machine's GPUs instead of hiding them.
-- When a run selects part of a page (``-k section-slug``, ``page.md::line:N``, ``--lf``), the
-  deselected in-process blocks before a selected one run first, untested, so the selected
-  block finds the names it needs; if one of them fails, the selected block errors naming it.
-
-The block travels with every report as the user property ``torchsheet_block`` (a plain dict, so
-it reaches the pytest-xdist controller), read back with :func:`block_of_report`.
-"""
+"""pytest wiring: each page example gets its block's markers, its timeout, one SKIPPED line per
+block, a short failure ('page:line: Exception: message'), and the deselected blocks a partial
+selection needs first; and the run's summary line. The options: CONTRIBUTING.md, "Running part
+of a page". The block travels with every report as the user property ``torchsheet_block``."""
 
 from __future__ import annotations
 

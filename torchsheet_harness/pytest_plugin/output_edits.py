@@ -1,13 +1,6 @@
-"""Where an example's output lies in its page's text, and the edit that rewrites it.
-
-The text side of ``--update-outputs`` (:mod:`.update_outputs` is the pytest side): from a
-failure that carries what the page expected and what was printed
-(:class:`..run.outputs.OutputMismatch`), :func:`edit_for` finds the span to replace in the page
-as collected, the output of a ``>>>`` example (or only its exception line(s)) or the text of an
-output block, and the lines the comparison accepts, a page line that still matches kept
-(:func:`..run.outputs.updated_expected`). :func:`apply_edits` applies a page's edits bottom-up.
-:class:`NotUpdatable` says why an output is not rewritten. No pytest here.
-"""
+"""The text side of ``--update-outputs`` (no pytest): where an example's output lies in its page
+as collected, the edit that rewrites it (only the lines that differ), and :class:`NotUpdatable`,
+why an output is not rewritten."""
 
 from __future__ import annotations
 

@@ -1,24 +1,6 @@
-"""pytest plugin: after a run, record per page and per block what passed, failed and was skipped.
-
-The only writer of the results files (:mod:`..results` owns their format; the docs build reads
-them). Each environment (torch, CPU or CUDA device, Python) has a file of its own, so runs on
-other torch versions or on a GPU runner add to the picture instead of replacing it.
-
-- Written by the controller only (under pytest-xdist, reports reach it through
-  ``pytest_runtest_logreport``). Every page a run touched is written whole: each block's lines
-  and requirement come from the page as read (:mod:`..pages.page`, once in this process), and an
-  outcome is added for a block whose every example ran (a run that selects part of a page:
-  ``-m gpu``, ``-k``, ``--lf``, a stop on the first failure, records the blocks it ran only).
-  A failure is recorded even from a block cut short.
-- Timed: each block's ``seconds`` (its examples' setup, call and teardown); slow CPU blocks are
-  named in the terminal summary (:mod:`.timings`).
-- A page whose every block ran and none failed gets its ``reuse`` digest; a sheet-side test file
-  (``tests/sheet/``) whose tests all passed in a run that selected no part of it gets its own
-  (:mod:`..reuse_key`), for ``--torchsheet-reuse``.
-
-``--torchsheet-expect-gpu`` (what ``nox -s gpu`` passes) turns a GPU run that tests nothing into
-a failure: no CUDA device visible, a CPU build of torch, or every selected block skipped.
-"""
+"""pytest plugin, in the controller: after a run, record per page and per block what passed,
+failed and was skipped; the only writer of the results files (rules: MAINTAINING.md, "Results
+files"). ``--torchsheet-expect-gpu`` fails a GPU run that tested nothing."""
 
 from __future__ import annotations
 
