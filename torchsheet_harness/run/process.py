@@ -6,6 +6,7 @@ command ends is killed. The harness's only reading of ``/proc`` and its kill hel
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import subprocess
@@ -77,8 +78,7 @@ def run_command(
         watcher.stop()
         # Children that outlived the leader (daemonised workers, ranks in their own sessions).
         # No new scan: the leader is gone, and its pid may already belong to someone else.
-        kill_group(proc.pid, signal.SIGKILL)
-        watcher.signal_all(signal.SIGKILL)
+        _signal_tree(proc.pid, watcher, signal.SIGKILL, scan=False)
         if proc.poll() is None:  # only when communicate() itself was interrupted
             proc.kill()
             proc.wait()
@@ -116,11 +116,6 @@ class DescendantWatcher(threading.Thread):
         for pid, started in seen.items():
             if start_time(pid) == started:
                 kill(pid, sig)
-
-    def kill_survivors(self, sig: signal.Signals) -> None:
-        """Scan once more (the root must still be running), then signal everything seen."""
-        self.snapshot()
-        self.signal_all(sig)
 
 
 def descendants(root: int) -> dict[int, str]:
@@ -191,29 +186,24 @@ def read_cmdline_and_environ(pid: int) -> bytes:
 
 
 def _terminate(proc: subprocess.Popen, watcher: DescendantWatcher) -> tuple[str, str]:
-    # Snapshot first: once the leader dies, its children are reparented and cannot be found.
-    watcher.snapshot()
-    kill_group(proc.pid, signal.SIGTERM)
-    watcher.signal_all(signal.SIGTERM)
+    _signal_tree(proc.pid, watcher, signal.SIGTERM)
     try:
         return proc.communicate(timeout=GRACE_SECONDS)
     except subprocess.TimeoutExpired:
-        kill_group(proc.pid, signal.SIGKILL)
-        watcher.kill_survivors(signal.SIGKILL)
+        _signal_tree(proc.pid, watcher, signal.SIGKILL)
         return proc.communicate()
 
 
-def kill_group(pgid: int, sig: signal.Signals) -> None:
-    """Signal a process group, if it still exists."""
-    try:
-        os.killpg(pgid, sig)
-    except (ProcessLookupError, PermissionError):
-        pass
+def _signal_tree(pid: int, watcher: DescendantWatcher, sig: signal.Signals, scan: bool = True):
+    """``sig`` to the group of ``pid`` and to every descendant seen; ``scan`` first while it runs
+    (once the leader dies, its children are reparented and cannot be found)."""
+    if scan:
+        watcher.snapshot()
+    kill(pid, sig, group=True)
+    watcher.signal_all(sig)
 
 
-def kill(pid: int, sig: signal.Signals = signal.SIGKILL) -> None:
-    """Signal one process, if it still exists."""
-    try:
-        os.kill(pid, sig)
-    except (ProcessLookupError, PermissionError):
-        pass
+def kill(pid: int, sig: signal.Signals = signal.SIGKILL, *, group: bool = False) -> None:
+    """Signal one process (or its process group), if it still exists."""
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        (os.killpg if group else os.kill)(pid, sig)

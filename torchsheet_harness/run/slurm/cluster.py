@@ -114,11 +114,11 @@ class SlurmCluster:
         if self.daemons and all(proc.poll() is None for proc in self.daemons):
             self.run(["scancel", "--full", "--user", "root"], timeout=10)
         for proc in reversed(self.daemons):  # slurmd before slurmctld before munged
-            process.kill_group(proc.pid, signal.SIGTERM)
+            process.kill(proc.pid, signal.SIGTERM, group=True)
             try:
                 proc.wait(timeout=STOP_SECONDS)
             except subprocess.TimeoutExpired:
-                process.kill_group(proc.pid, signal.SIGKILL)
+                process.kill(proc.pid, signal.SIGKILL, group=True)
                 proc.wait()
         # Step daemons finish on their own shortly after slurmd; give them a moment, then kill.
         try:
@@ -166,11 +166,7 @@ class SlurmCluster:
         self, script: Path, *, cwd: Path, env: Mapping[str, str] | None = None, timeout: float
     ) -> jobs.Job:
         """``sbatch`` ``script`` from ``cwd`` on this cluster, and wait (:func:`.jobs.submit`)."""
-
-        def client(argv: Sequence[str], seconds: float) -> Finished:
-            return self.run(argv, timeout=seconds)
-
-        return jobs.submit(client, script, cwd=cwd, env=self.env(env), timeout=timeout)
+        return jobs.submit(script, cwd=cwd, env=self.env(env), timeout=timeout)
 
     def logs(self) -> str:
         """Every daemon log of this cluster, for failure reports."""
