@@ -74,10 +74,6 @@ def worst(outcomes: Iterable[str]) -> str | None:
     return min(outcomes, key=OUTCOMES.index, default=None)
 
 
-# ---------------------------------------------------------------------------------------------
-# Environments
-
-
 def environment_key(environment: Environment) -> str:
     """'torch-2.13.0+cpu-cpu-py3.11', 'torch-2.11.0+cu130-nvidia-h200-py3.12': the file's name."""
     gpus = environment.get("gpus", 0)
@@ -104,10 +100,6 @@ def describe_torch(environment: Environment) -> str:
 def describe(environment: Environment) -> str:
     """'torch 2.13.0 on CPU', 'torch 2.11.0+cu130 on NVIDIA H200'."""
     return f"torch {describe_torch(environment)} on {describe_device(environment)}"
-
-
-# ---------------------------------------------------------------------------------------------
-# Reading and writing
 
 
 def read_results(path: Path | None) -> Results | None:

@@ -79,12 +79,7 @@ def paste_findings(page: Path) -> list[str]:
     read = read_page(page)
     findings = []
     for block in read.blocks:
-        if block.argument != "python" or block.kind == "literalinclude" or not block.executed:
-            continue
-        requirement = block.requirement
-        if requirement.torchrun or requirement.slurm:
-            continue  # run as a script, not pasted
-        if (line := code_after_an_exception(block)) is not None:
+        if block.pasted and (line := code_after_an_exception(block)) is not None:
             findings.append(
                 f"{place(page, line)}: this exception is not the end of its >>> block; IPython "
                 "and Jupyter stop a pasted block at its first exception, so the lines after it "

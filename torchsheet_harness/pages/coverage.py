@@ -5,7 +5,6 @@ silent), fences that swallow a heading or another block, and the copy and marker
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from sybil import Document
@@ -34,31 +33,6 @@ _DIRECTIVE = re.compile(r"\{(?P<name>[\w:-]+)\}")
 _FENCE = re.compile(r"^ {0,3}(?P<fence>`{3,}|~{3,})(?P<info>.*)$")
 #: A section heading (Python comments in blocks use a single '#').
 _SECTION_HEADING = re.compile(r"^ {0,3}#{2,6}[ \t]+\S")
-
-
-@dataclass(frozen=True)
-class CodeBlock:
-    """A code block as the audit sees it: where it is and its fence info string."""
-
-    page: str
-    line: int
-    start: int
-    end: int
-    info: str
-
-
-def code_blocks(document: Document) -> list[CodeBlock]:
-    """Every fenced code block or code directive in ``document``, nested ones included."""
-    page = display_path(document.path)
-    blocks = []
-    for region in RawFencedCodeBlockLexer(info_pattern=_INFO)(document):
-        info = region.lexemes["info"].strip()
-        directive = _DIRECTIVE.match(info)
-        if directive and directive["name"] in NON_CODE_DIRECTIVES:
-            continue
-        line = line_at(document.text, region.start)
-        blocks.append(CodeBlock(page, line, region.start, region.end, info))
-    return blocks
 
 
 def fence_faults(document: Document) -> list[str]:
@@ -115,13 +89,17 @@ def page_problems(page: Page) -> list[str]:
     document = Document(page.text, page.path)
     spans = [(block.start, block.stop) for block in page.blocks if block.runs]
     problems = fence_faults(document)
-    for block in code_blocks(document):
-        if any(start < block.end and block.start < end for start, end in spans):
+    # Every fenced block or directive, nested ones included, with a lexer of its own.
+    for region in RawFencedCodeBlockLexer(info_pattern=_INFO)(document):
+        info = region.lexemes["info"].strip()
+        directive = _DIRECTIVE.match(info)
+        covered = any(start < region.end and region.start < end for start, end in spans)
+        if covered or (directive and directive["name"] in NON_CODE_DIRECTIVES):
             continue
         problems.append(
-            f"{block.page}:{block.line}: code block ```{block.info} is neither executed nor "
-            "exempted; use ```python, {code-block} python or a checked output block, or put "
-            "'% not-run: <reason>' on the line before it"
+            f"{place(page.path, line_at(page.text, region.start))}: code block ```{info} is "
+            "neither executed nor exempted; use ```python, {code-block} python or a checked "
+            "output block, or put '% not-run: <reason>' on the line before it"
         )
     attached = {marker.line for block in page.blocks for marker in block.markers}
     dangling = [
@@ -131,7 +109,6 @@ def page_problems(page: Page) -> list[str]:
         if (marker := parse_marker(line, number)) is not None
     ]
     for block in page.blocks:
-        pasted = block.executed and block.argument == "python" and block.kind != "literalinclude"
-        if pasted and not (block.requirement.torchrun or block.requirement.slurm):
+        if block.pasted:
             problems += copy_problems(block.code, place(page.path, block.line))
     return problems + page_marker_problems(page.path, page.blocks, dangling)

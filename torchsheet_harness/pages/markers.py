@@ -22,10 +22,10 @@ TRAP_TITLE = re.compile(r"\b(pitfalls?|traps?|gotchas?|mistakes?|wrong)\b", re.I
 #: A comment in a block that says the block does it wrong on purpose.
 WRONG_COMMENT = re.compile(r"#.*\bWRONG\b")
 _LINE = re.compile(r"%?\s*(?P<kind>[a-z-]+):(?P<text>.*)")
+_PITFALL = "'% pitfall: <the mistake> | <what it does> | <the fix>'"
 _FORMS = {
     "quickref": "'% quickref: <section>' (or '% quickref: <section> | 2, 4-5')",
-    "pitfall": "'% pitfall: <the mistake> | <what it does> | <the fix>' "
-    "(three parts separated by ' | ')",
+    "pitfall": f"{_PITFALL} (three parts separated by ' | ')",
     "error": "'% error: <the message as torch prints it>'",
     "warning": "'% warning: <the warning message as printed>'",
     "alias": "'% alias: <older wording> | <torch version(s) or pytorch/pytorch@<commit>:<path> "
@@ -33,7 +33,6 @@ _FORMS = {
     "not-run": "'% not-run: <why it is not run>'",
     "gpu-host": "'% gpu-host: <why it shows the default device>'",
 }
-_PITFALL = "'% pitfall: <the mistake> | <what it does> | <the fix>'"
 
 
 @dataclass(frozen=True)
@@ -87,19 +86,14 @@ class Message:
     aliases: tuple[tuple[str, str], ...] = ()  # (wording, where printed)
 
 
-def _parts(marker: Marker, count: int) -> tuple[str, ...] | None:
-    parts = tuple(part.strip() for part in marker.text.split(" | "))
-    return parts if len(parts) == count and all(parts) else None
-
-
 def quickref_of(marker: Marker) -> Quickref | None:
     section, _, lines = marker.text.partition("|")
     return Quickref(section.strip(), lines.strip() or None) if section.strip() else None
 
 
 def pitfall_of(marker: Marker) -> Pitfall | None:
-    parts = _parts(marker, 3)
-    return Pitfall(*parts) if parts else None
+    parts = [part.strip() for part in marker.text.split(" | ")]
+    return Pitfall(*parts) if len(parts) == 3 and all(parts) else None
 
 
 def alias_of(marker: Marker) -> tuple[str, str] | None:
@@ -123,17 +117,8 @@ def messages_of(markers: Sequence[Marker]) -> list[Message]:
 
 
 def malformed(marker: Marker) -> bool:
-    if marker.kind == "quickref":
-        return quickref_of(marker) is None
-    if marker.kind == "pitfall":
-        return pitfall_of(marker) is None
-    if marker.kind == "alias":
-        return alias_of(marker) is None
-    return not marker.text
-
-
-# ---------------------------------------------------------------------------------------------
-# The page's checks
+    parse = {"quickref": quickref_of, "pitfall": pitfall_of, "alias": alias_of}.get(marker.kind)
+    return parse(marker) is None if parse else not marker.text
 
 
 def _marker_problem(marker: Marker, block: MarkedBlock, context: list[str]) -> str | None:

@@ -5,7 +5,6 @@ page:line. Which block becomes what: MAINTAINING.md, "How a page becomes tests".
 from __future__ import annotations
 
 from collections.abc import Iterable
-from pathlib import Path
 
 from sybil import Document, Region
 from sybil.parsers.abstract.doctest import DocTestStringParser
@@ -61,27 +60,20 @@ class PageParser:
                 "the warning; a launched block that shows one catches it "
                 "(warnings.catch_warnings) and prints it"
             )
-        if block.kind == "literalinclude":
-            script = (Path(document.path).parent / block.argument).resolve()
-            if not script.is_file():
-                raise RequirementError(f"{where}: literalinclude names a missing file {script}")
-            if launched:
-                evaluator = launcher(requirement)(
-                    requirement, script=script, expected=expected, gpu_host=block.gpu_host
-                )
-            elif script.suffix != ".py":
+        script = block.included  # a literal-included file, run as a script
+        if script is not None and not script.is_file():
+            raise RequirementError(f"{where}: literalinclude names a missing file {script}")
+        if launched:
+            evaluator = launcher(requirement)(
+                requirement, block.source, script, expected, gpu_host=block.gpu_host
+            )
+        elif script is not None:
+            if script.suffix != ".py":
                 raise RequirementError(
                     f"{where}: {block.argument} is not a Python script; declare how it runs "
                     "(needs-torchrun-N or needs-slurm)"
                 )
-            else:
-                evaluator = evaluators.ScriptFile(script, expected)
-            yield PageRegion(block.start, block.stop, None, evaluator, block)
-        elif launched:
-            evaluator = launcher(requirement)(
-                requirement, source=block.source, expected=expected, gpu_host=block.gpu_host
-            )
-            yield PageRegion(block.start, block.stop, block.source, evaluator, block)
+            evaluator = evaluators.ScriptFile(script, expected)
         elif block.code.startswith(">>>"):
             if block.output_block is not None:
                 raise RequirementError(
@@ -92,9 +84,11 @@ class PageParser:
             for region in self.doctest_parser(block.code, document.path):
                 region.adjust(whole, block.source)
                 yield PageRegion(region.start, region.end, region.parsed, region.evaluator, block)
+            return
         else:
             evaluator = prompt.PythonBlock(expected)
-            yield PageRegion(block.start, block.stop, block.source, evaluator, block)
+        parsed = None if script is not None else block.source
+        yield PageRegion(block.start, block.stop, parsed, evaluator, block)
 
 
 def launcher(requirement: Requirement) -> type:

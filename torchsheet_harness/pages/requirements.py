@@ -109,11 +109,14 @@ class Requirement:
         return "Runs on CPU; tested on every run of the suite."
 
 
-def parse_classes(classes: str, where: str) -> Requirement:
-    """The requirement declared by a ``:class:`` value; ``where`` is 'page:line' for errors."""
+def parse_classes(classes: str, where: str, runs: bool = True) -> Requirement:
+    """The requirement declared by a ``:class:`` value; ``where`` is 'page:line' for errors. A
+    block that does not run (an output or text block) counts its ``needs-*`` classes only."""
     gpus = torchrun = 0
     slurm = False
     for name in classes.split():
+        if not runs and not name.startswith("needs-"):
+            continue
         if name == "needs-cuda":
             gpus = max(gpus, 1)
         elif match := _GPUS.fullmatch(name):
@@ -123,15 +126,10 @@ def parse_classes(classes: str, where: str) -> Requirement:
         elif name == "needs-slurm":
             slurm = True
         elif name == SHOWS_DEPRECATION:
-            continue  # not a need: read by shows_deprecation()
+            continue  # not a need: what the block shows
         else:
             raise RequirementError(f"{where}: unknown requirement {name!r}; known: {KNOWN}")
     return Requirement(gpus=gpus, torchrun=torchrun, slurm=slurm)
-
-
-def shows_deprecation(classes: str) -> bool:
-    """Whether a ``:class:`` value declares that the block shows a deprecation on purpose."""
-    return SHOWS_DEPRECATION in classes.split()
 
 
 @cache

@@ -52,6 +52,7 @@ def place_badge(
     declares a need; a warning for a need the harness does not know."""
     included = bool(node.get("source")) and node["source"] != node.source
     runs = included or node.get("language") == "python"
+    classes = " ".join(node["classes"])
     if included:
         node["classes"].append("ts-script")  # run as a script, not pasted
     not_run = next((marker.text for marker in markers if marker.kind == "not-run"), None)
@@ -60,15 +61,14 @@ def place_badge(
         how = f"Shown, not run by the tests: {not_run}."
         badge = block_badge(label="not run", how=how, kinds="ts-not-run", line=node.line)
     else:
-        names = [n for n in node["classes"] if runs or n.startswith("needs-")]
-        if not runs and not names:
-            return
         try:
             where = place(node.source or node.document["source"], node.line or 0)
-            requirement = parse_classes(" ".join(n for n in names if n != "ts-script"), where)
+            requirement = parse_classes(classes, where, runs)
         except RequirementError as error:
             store.warn_until_fixed(app, str(error), "requirement")
             return
+        if not runs and requirement.is_cpu_only:
+            return  # a block that neither runs nor declares a need
         label = "" if requirement.is_cpu_only else requirement.label  # '': a CPU block
         kinds = " ".join(f"ts-needs-{marker}" for marker in requirement.markers)
         badge = block_badge(label=label, how=requirement.how_to_run, kinds=kinds, line=node.line)

@@ -91,10 +91,6 @@ def page_view(found: list[Results], page: str, digest: str) -> PageView:
     return view
 
 
-# ---------------------------------------------------------------------------------------------
-# Words
-
-
 def plural(count: int, word: str) -> str:
     return f"{count} {word}{'' if count == 1 else 's'}"
 
