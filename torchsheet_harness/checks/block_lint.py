@@ -49,23 +49,9 @@ def lint_page(page: Path, docs: Path) -> list[str]:
     findings = []
     for source, first in page_modules(page, docs):
         padded = "\n" * (first - 1) + source if first > 1 else source
-        result = subprocess.run(
-            [
-                sys.executable,
-                "-m",
-                "ruff",
-                "check",
-                *RULES,
-                "--output-format",
-                "concise",
-                "--stdin-filename",
-                "page.py",
-                "-",
-            ],
-            input=padded,
-            capture_output=True,
-            text=True,
-        )
+        ruff = [sys.executable, "-m", "ruff", "check", *RULES, "--output-format", "concise"]
+        argv = [*ruff, "--stdin-filename", "page.py", "-"]
+        result = subprocess.run(argv, input=padded, capture_output=True, text=True)
         for line in result.stdout.splitlines():
             if match := _RUFF_LINE.match(line):
                 findings.append(

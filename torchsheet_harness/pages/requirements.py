@@ -34,16 +34,8 @@ class Requirement:
     @property
     def markers(self) -> tuple[str, ...]:
         """The pytest marker names this requirement selects under ``-m``."""
-        names = []
-        if self.gpus:
-            names.append("gpu")
-        if self.gpus >= 2:
-            names.append("multigpu")
-        if self.torchrun:
-            names.append("distributed")
-        if self.slurm:
-            names.append("slurm")
-        return tuple(names)
+        needed = {"gpu": self.gpus, "multigpu": self.gpus >= 2, "distributed": self.torchrun}
+        return tuple(name for name, yes in {**needed, "slurm": self.slurm}.items() if yes)
 
     def unmet_reason(self) -> str | None:
         """Why this machine cannot run the block, or None when it can."""

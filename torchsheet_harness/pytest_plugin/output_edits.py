@@ -4,7 +4,6 @@ why an output is not rewritten."""
 
 from __future__ import annotations
 
-import hashlib
 import re
 from dataclasses import dataclass
 
@@ -12,6 +11,7 @@ from sybil import Example
 
 from ..locations import line_at
 from ..pages.parser import block_of
+from ..results import page_digest
 from ..run.outputs import OutputMismatch, matches, updated_expected
 
 _FENCE = re.compile(r"^\s*(```|~~~)")
@@ -24,7 +24,8 @@ class NotUpdatable(Exception):
 
 @dataclass
 class Edit:
-    """Replace ``old`` at page[start:end] by ``new``; ``digest`` is the page text's as run."""
+    """Replace ``old`` at page[start:end] by ``new``; ``digest``: the page text's as run (an edit
+    applies only to the text the run read)."""
 
     page: str
     digest: str
@@ -58,7 +59,7 @@ def edit_for(example: Example, mismatch: OutputMismatch) -> Edit:
     # line), so the new text keeps the old one's ending, and always one before a fence.
     if mismatch.part == "block" and old and old.endswith("\n") != new.endswith("\n"):
         new = new + "\n" if old.endswith("\n") else new.rstrip("\n")
-    return Edit(example.path, digest(text), start, end, old, new, line_at(text, start))
+    return Edit(example.path, page_digest(text), start, end, old, new, line_at(text, start))
 
 
 def _doctest_span(example: Example, mismatch: OutputMismatch) -> tuple[int, int, str]:
@@ -105,11 +106,6 @@ def _page_lines(lines: list[str], part: str) -> list[str]:
     if part == "want" and lines and lines[0].lstrip().startswith("..."):
         raise NotUpdatable("the first printed line starts with '...' and would read as code")
     return lines
-
-
-def digest(text: str) -> str:
-    """The page text's sha256: an edit applies only to the text the run read."""
-    return hashlib.sha256(text.encode()).hexdigest()
 
 
 def apply_edits(text: str, edits: list[Edit]) -> str:

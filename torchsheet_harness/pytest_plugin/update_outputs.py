@@ -19,8 +19,9 @@ from sybil.example import SybilFailure
 from sybil.integration.pytest import SybilItem
 
 from ..locations import display_path
+from ..results import page_digest
 from ..run.outputs import OutputMismatch
-from .output_edits import Edit, NotUpdatable, apply_edits, digest, edit_for
+from .output_edits import Edit, NotUpdatable, apply_edits, edit_for
 
 OPTION = "--update-outputs"
 EDIT_PROPERTY = "torchsheet_output_edit"
@@ -97,7 +98,7 @@ class PageUpdater:
             shown = display_path(page)
             path = Path(page)
             text = path.read_text(encoding="utf-8")
-            if any(edit.digest != digest(text) for edit in edits):
+            if any(edit.digest != page_digest(text) for edit in edits):
                 self.problems.append(f"{shown} changed during the run; not rewritten")
                 self.refused += len(edits)
                 continue

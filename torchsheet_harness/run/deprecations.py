@@ -129,6 +129,16 @@ def launch_filters(script: Path, env: Mapping[str, str] | None = None) -> dict[s
     }
 
 
+def processes_failure(
+    stderr: Mapping[str, str], script: str, where: Callable[[str, int], str], failure: str | None
+) -> str | None:
+    """``failure`` of launched processes (None: they succeeded), led by the deprecation one
+    stopped on; either way, the warnings they printed are issued again for pytest's summary."""
+    reissue_process_warnings(stderr)
+    deprecated = deprecation_error(stderr, script, where) if failure else None
+    return f"{deprecated}\n{failure}" if deprecated else failure
+
+
 def deprecation_error(
     stderr: Mapping[str, str], script: str, where: Callable[[str, int], str]
 ) -> str | None:

@@ -19,7 +19,7 @@ from sybil.typing import Evaluator
 
 from ..locations import place
 from ..pages.requirements import Requirement
-from .deprecations import deprecation_error, launch_filters, reissue_process_warnings
+from .deprecations import launch_filters, processes_failure
 from .outputs import OutputMismatch, first_difference, matches
 from .process import run_command
 from .static_gate import static_findings
@@ -121,13 +121,9 @@ class ScriptFile:
         env = dict(os.environ, **launch_filters(self.script))
         argv = [sys.executable, str(self.script)]
         finished = run_command(argv, timeout=self.timeout, cwd=workdir, env=env)
-        reissue_process_warnings({"the script": finished.stderr})
-        if not finished.ok:
-            script = str(self.script)
-            deprecated = deprecation_error({"the script": finished.stderr}, script, place)
-            failure = f"{self.script.name} failed\n{finished.describe()}"
-            return (f"{deprecated}\n{failure}" if deprecated else failure), ""
-        return None, finished.stdout
+        failure = None if finished.ok else f"{self.script.name} failed\n{finished.describe()}"
+        stderr = {"the script": finished.stderr}
+        return processes_failure(stderr, str(self.script), place, failure), finished.stdout
 
 
 @dataclass

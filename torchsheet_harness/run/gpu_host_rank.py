@@ -35,38 +35,27 @@ def _raise(message: str) -> None:
     raise GpuHostDefault(f"{MARK}{at}: {message}")
 
 
+def _to_the_block(real, answer):  # noqa: ANN001, ANN202
+    """``real``, which answers a call from the block's own code (``__main__``) with ``answer``."""
+
+    def patched(*args, **kwargs):  # noqa: ANN002, ANN003, ANN202
+        from_block = sys._getframe(1).f_globals.get("__name__") == "__main__"
+        return (answer if from_block else real)(*args, **kwargs)
+
+    return patched
+
+
 def _patch_torch(torch) -> None:
-    real_cuda_is_available = torch.cuda.is_available
-    real_cuda_device_count = torch.cuda.device_count
-    real_current_accelerator = torch.accelerator.current_accelerator
-    real_accelerator_is_available = torch.accelerator.is_available
     gpus = max(int(os.environ.get("LOCAL_WORLD_SIZE", "1")) - 1, 0)
-
-    def from_block() -> bool:
-        return sys._getframe(2).f_globals.get("__name__") == "__main__"
-
-    def get_accelerator(check=None):  # noqa: ANN001, ARG001
-        return torch.device("cuda")
-
-    def cuda_is_available() -> bool:
-        return gpus > 0 if from_block() else real_cuda_is_available()
-
-    def cuda_device_count() -> int:
-        return gpus if from_block() else real_cuda_device_count()
-
-    def current_accelerator(check_available: bool = False):
-        if from_block():
-            return torch.device("cuda") if gpus or not check_available else None
-        return real_current_accelerator(check_available)
-
-    def accelerator_is_available() -> bool:
-        return gpus > 0 if from_block() else real_accelerator_is_available()
-
-    torch._C._get_accelerator = get_accelerator
-    torch.cuda.is_available = cuda_is_available
-    torch.cuda.device_count = cuda_device_count
-    torch.accelerator.current_accelerator = current_accelerator
-    torch.accelerator.is_available = accelerator_is_available
+    cuda = torch.device("cuda")
+    torch._C._get_accelerator = lambda check=None: cuda  # noqa: ARG005
+    torch.cuda.is_available = _to_the_block(torch.cuda.is_available, lambda: gpus > 0)
+    torch.cuda.device_count = _to_the_block(torch.cuda.device_count, lambda: gpus)
+    torch.accelerator.current_accelerator = _to_the_block(
+        torch.accelerator.current_accelerator,
+        lambda check_available=False: cuda if gpus or not check_available else None,
+    )
+    torch.accelerator.is_available = _to_the_block(torch.accelerator.is_available, lambda: gpus > 0)
 
 
 def _patch_c10d(c10d) -> None:

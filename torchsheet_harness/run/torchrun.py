@@ -14,7 +14,7 @@ from sybil import Example
 
 from ..locations import place
 from . import gpu_host
-from .deprecations import deprecation_error, launch_filters, reissue_process_warnings
+from .deprecations import launch_filters, processes_failure
 from .evaluators import LAUNCH_TIMEOUT_SECONDS, LaunchedBlock, padded_source, where
 from .process import Finished, run_command
 
@@ -82,20 +82,9 @@ def torchrun(
     """Run ``torchrun <torchrun_args> --nproc-per-node nproc script args`` and collect ranks."""
     with tempfile.TemporaryDirectory(prefix="torchsheet-torchrun-") as workdir:
         logs = Path(workdir) / "logs"
-        argv = [
-            sys.executable,
-            "-m",
-            "torch.distributed.run",
-            *torchrun_args,
-            "--nproc-per-node",
-            str(nproc),
-            "--log-dir",
-            str(logs),
-            "--redirects",
-            "3",
-            str(script),
-            *args,
-        ]
+        argv = [sys.executable, "-m", "torch.distributed.run", *torchrun_args]
+        argv += ["--nproc-per-node", str(nproc), "--log-dir", str(logs), "--redirects", "3"]
+        argv += [str(script), *args]
         finished = run_command(argv, timeout=timeout, cwd=cwd or workdir, env=launch_env(gpus, env))
         launch = Launch(finished)
         for log in sorted(logs.glob("*/attempt_*/*/std*.log")):
@@ -124,13 +113,10 @@ class TorchrunBlock(LaunchedBlock):
             cwd=workdir,
         )
         stderr = {f"rank {rank}": text for rank, text in sorted(launch.rank_stderr.items())}
-        reissue_process_warnings(stderr)
-        if not launch.ok:
-            page_line = place if self.script else lambda _, line: where(example, line)
-            deprecated = deprecation_error(stderr, str(script), page_line)
-            failure = f"{self.gpu_host_finding(example, launch)}\n{launch.describe()}"
-            return (f"{deprecated}\n{failure}" if deprecated else failure), ""
-        return None, launch.ranks_stdout()
+        failed = f"{self.gpu_host_finding(example, launch)}\n{launch.describe()}"
+        page_line = place if self.script else lambda _, line: where(example, line)
+        failure = processes_failure(stderr, str(script), page_line, None if launch.ok else failed)
+        return failure, launch.ranks_stdout()
 
     def launch_env(self, script: Path) -> dict[str, str]:
         """The block's own deprecations are errors in its ranks; a block exempted with
