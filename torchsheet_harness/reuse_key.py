@@ -50,13 +50,11 @@ def page_key(page: Page, rootdir: Path, harness: str, environment: str) -> str:
     return digest_of([*parts, ("harness", harness.encode()), ("env", environment.encode())])
 
 
-def test_file_key(
-    test_file: Path, inputs: Iterable[str], rootdir: Path, harness: str, environment: str
-) -> str:
-    """The digest of what a sheet-side test file's pass depends on; ``inputs``: the paths under
-    ``rootdir`` its ``torchsheet_inputs`` marker declares (a folder: every file in it)."""
+def test_file_key(test_file: Path, rootdir: Path, harness: str, environment: str) -> str:
+    """The digest of what a sheet-side test file's pass depends on: its source, the test
+    support, and the paths its ``torchsheet_inputs`` marker declares (a folder: its files)."""
     paths = [test_file, *(rootdir / "tests" / "support").glob("*.py")]
-    for name in inputs:
+    for name in declared_inputs(test_file):
         path = rootdir / name
         paths += sorted(p for p in path.rglob("*") if p.is_file()) if path.is_dir() else [path]
     parts = _files(paths, rootdir)

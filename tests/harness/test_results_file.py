@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 from planted import PLUGIN, RECORDER, conftest
 
+from torchsheet_harness.environment import gpu_run_refusal
 from torchsheet_harness.pages.requirements import cuda_device_count
-from torchsheet_harness.pytest_plugin.recorder import gpu_run_refusal
 from torchsheet_harness.results import (
     Environment,
     PageEntry,

@@ -10,8 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from .. import environment as environments
 from .. import results, results_paths, reuse_key
+from ..environment import current as current_environment
+from ..environment import fingerprint, gpu_run_refusal
 from ..pages.page import Block, read_page
 from . import block_of_report, timings
 
@@ -128,10 +129,6 @@ def _skip_reason(report: pytest.TestReport) -> str:
     return str(report.longrepr)
 
 
-environment = environments.current  # this process's torch, CUDA build, device and Python
-gpu_run_refusal = environments.gpu_run_refusal
-
-
 def recorded_path(config: pytest.Config, found: results.Environment) -> Path | None:
     """The results file this run writes (and ``--torchsheet-reuse`` reads)."""
     return results_paths.output_path(
@@ -155,7 +152,7 @@ def pytest_configure(config: pytest.Config) -> None:
     if hasattr(config, "workerinput"):  # a pytest-xdist worker: the controller records
         return
     if config.getoption("--torchsheet-expect-gpu"):
-        if (why := gpu_run_refusal(environment())) is not None:
+        if (why := gpu_run_refusal(current_environment())) is not None:
             raise pytest.UsageError(f"torchsheet GPU run refused: {why}")
     config.pluginmanager.register(ResultsRecorder(config), "torchsheet-results-recorder")
 
@@ -181,10 +178,8 @@ class ResultsRecorder:
         passes = {}
         for name, outcomes in self.record.test_files.items():
             if outcomes == {"passed"}:
-                inputs = reuse_key.declared_inputs(self.config.rootpath / name)
-                key = reuse_key.test_file_key(
-                    self.config.rootpath / name, inputs, self.config.rootpath, harness, env
-                )
+                root = self.config.rootpath
+                key = reuse_key.test_file_key(root / name, root, harness, env)
                 passes[name] = {"reuse": key, "finished": finished}
         return passes
 
@@ -196,9 +191,9 @@ class ResultsRecorder:
         if not record.reports and not record.collection_errors and not record.test_files:
             if not expect_gpu:
                 return  # nothing to record: no torch import, no CUDA context
-        found = environment()
+        found = current_environment()
         harness = reuse_key.harness_digest(self.config.rootpath)
-        env = environments.fingerprint(found)
+        env = fingerprint(found)
         pages = record.entries(finished, harness, env)
         self.summary += timings.slow_blocks(record.call_seconds, record.docs)
         if expect_gpu:

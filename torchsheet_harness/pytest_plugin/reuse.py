@@ -55,19 +55,17 @@ class Reuse:
         harness, env = reuse_key.harness_digest(root), environment.fingerprint(found)
         base = config.invocation_params.dir
         named = {(base / arg.split("::")[0]).resolve() for arg in config.args}
-        for source in page_files(root / "docs"):
-            name = source.relative_to(root / "docs").as_posix()
-            entry = data["pages"].get(name)
-            if self.selected(source, named) and entry is not None:
+        records = {f"docs/{page}": entry for page, entry in data["pages"].items()}
+        records.update(data.get("test_files", {}))
+        for source in [*page_files(root / "docs"), *sorted((root / SHEET_TESTS).glob("test_*.py"))]:
+            shown = source.relative_to(root).as_posix()
+            if (entry := records.get(shown)) is None or not self.selected(source, named):
+                continue
+            if source.suffix == ".md":
                 key = reuse_key.page_key(read_page(source), root, harness, env)
-                self.decide(source, f"docs/{name}", entry, key)
-        for source in sorted((root / SHEET_TESTS).glob("test_*.py")):
-            name = source.relative_to(root).as_posix()
-            entry = data.get("test_files", {}).get(name)
-            if self.selected(source, named) and entry is not None:
-                inputs = reuse_key.declared_inputs(source)
-                key = reuse_key.test_file_key(source, inputs, root, harness, env)
-                self.decide(source, name, entry, key)
+            else:
+                key = reuse_key.test_file_key(source, root, harness, env)
+            self.decide(source, shown, entry, key)
 
     @staticmethod
     def selected(source: Path, named: set[Path]) -> bool:
