@@ -13,14 +13,13 @@ from unittest import SkipTest
 
 import pytest
 from sybil import Example
-from sybil.evaluators.doctest import DocTestEvaluator
 from sybil.example import SybilFailure
 from sybil.integration.pytest import SybilItem
 
 from ..locations import display_path, place
 from ..pages.page import Block
 from ..pages.parser import block_of
-from ..run import evaluators, gpu_host, prompt
+from ..run import gpu_host
 
 MARKERS = {
     "gpu": "needs at least one CUDA GPU (run with `pytest -m gpu` on a GPU runner)",
@@ -82,14 +81,6 @@ def block_of_report(report: pytest.TestReport) -> dict[str, Any] | None:
     return dict(report.user_properties).get(BLOCK_PROPERTY)
 
 
-def runs_in_process(example: Example) -> bool:
-    """Whether the example is code run in the page's namespace (not a script or a launch)."""
-    evaluator = example.region.evaluator
-    if isinstance(evaluator, evaluators.Gated):
-        evaluator = evaluator.inner
-    return isinstance(evaluator, (prompt.PythonBlock, DocTestEvaluator))
-
-
 def block_timeout(config: pytest.Config) -> float | None:
     """The timeout marker page blocks get; None where --timeout was given or no plugin runs."""
     if not config.pluginmanager.hasplugin("timeout") or config.getoption("timeout", None):
@@ -114,7 +105,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         requirement = block.requirement
         for name in requirement.markers:
             item.add_marker(name)
-        if timeout and runs_in_process(item.example) and not item.get_closest_marker("timeout"):
+        if timeout and block.pasted and not item.get_closest_marker("timeout"):
             item.add_marker(pytest.mark.timeout(timeout))
         count = examples[id(item.example.document), block.line]
         described = {"line": block.line, "not_run": block.not_run is not None, "examples": count}
@@ -159,10 +150,7 @@ def pytest_collection_finish(session: pytest.Session) -> None:
                 item = selected.get(id(example.region))
                 block = block_of(example.region)
                 if item is None:
-                    gated = block is not None and (
-                        not block.requirement.is_cpu_only or block.not_run is not None
-                    )
-                    if block is None or (runs_in_process(example) and not gated):
+                    if block is None or (block.pasted and block.requirement.is_cpu_only):
                         pending.append(example)
                 elif pending and (block is None or block.requirement.is_cpu_only):
                     setattr(item, _NEEDS, pending)
