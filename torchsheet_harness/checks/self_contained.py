@@ -3,31 +3,12 @@ they might lean on): the GPU blocks of a page, read in order, define every name 
 
 from __future__ import annotations
 
-import builtins
-import symtable
 from collections.abc import Iterable
 
 from sybil import Document
 
+from ..pages.excerpts import free_names
 from ..pages.parser import block_of
-
-_BUILTINS = frozenset(dir(builtins))
-
-
-def free_names(source: str) -> set[str]:
-    """Names ``source`` reads that it never binds (imports, assignments, defs), builtins aside."""
-    top = symtable.symtable(source, "<block>", "exec")
-    bound = {s.get_name() for s in top.get_symbols() if s.is_assigned() or s.is_imported()}
-    used: set[str] = set()
-    tables = [top]
-    while tables:
-        table = tables.pop()
-        tables.extend(table.get_children())
-        for symbol in table.get_symbols():
-            reads_global = table is top or symbol.is_global()
-            if symbol.is_referenced() and reads_global:
-                used.add(symbol.get_name())
-    return used - bound - _BUILTINS
 
 
 def region_source(region) -> str:

@@ -13,6 +13,7 @@ import ast
 import builtins
 import doctest
 import re
+import symtable
 from collections.abc import Iterable
 
 #: A one-line output up to this long is shown after its statement as ``# → output``.
@@ -129,21 +130,20 @@ def module_bindings(source: str) -> tuple[set[str], dict[str, str]]:
     return plain, {name: line for name, line in headers.items() if name not in plain}
 
 
-def _used_and_bound(tree: ast.AST) -> tuple[set[str], set[str]]:
-    """(names read, names bound) anywhere in ``tree``, every scope together."""
-    used, bound = set(), set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Name):
-            (used if isinstance(node.ctx, ast.Load) else bound).add(node.id)
-        elif isinstance(node, ast.arg):
-            bound.add(node.arg)
-        elif isinstance(node, ast.alias):
-            bound.add((node.asname or node.name).split(".")[0])
-        elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
-            bound.add(node.name)
-        elif isinstance(node, ast.ExceptHandler) and node.name:
-            bound.add(node.name)
-    return used, bound
+def free_names(source: str) -> set[str]:
+    """Names ``source`` reads that it never binds (imports, assignments, defs), builtins aside."""
+    top = symtable.symtable(source, "<block>", "exec")
+    bound = {s.get_name() for s in top.get_symbols() if s.is_assigned() or s.is_imported()}
+    used: set[str] = set()
+    tables = [top]
+    while tables:
+        table = tables.pop()
+        tables.extend(table.get_children())
+        for symbol in table.get_symbols():
+            reads_global = table is top or symbol.is_global()
+            if symbol.is_referenced() and reads_global:
+                used.add(symbol.get_name())
+    return used - bound - set(dir(builtins))
 
 
 def excerpt_problem(lines: Iterable[str], context: Iterable[str]) -> str | None:
@@ -160,13 +160,12 @@ def excerpt_problem(lines: Iterable[str], context: Iterable[str]) -> str | None:
             f"the excerpt does not compile as shown (its line {number}, {shown!r}: {error.msg}); "
             "take a header with its body, or lines that stand alone"
         )
-    used, bound = _used_and_bound(ast.parse(text))
-    known, headers = set(dir(builtins)) | _MODULE_NAMES | bound, {}
+    known, headers = set(_MODULE_NAMES), {}
     for source in context:
         plain, only_in_headers = module_bindings(source)
         known |= plain
         headers.update(only_in_headers)
-    missing = sorted(used - known)
+    missing = sorted(free_names(text) - known)
     problems = [
         f"the excerpt uses {name!r}, which only the header {headers[name]!r} binds: take that "
         "header and its body"
