@@ -35,24 +35,18 @@ def current() -> Environment:
     return Environment(**found, key=environment_key(found))
 
 
-def installed_distributions() -> list[str]:
-    """'name==version' of every distribution on the import path the harness started with."""
-    found = {
-        f"{(dist.metadata['Name'] or '').lower()}=={dist.version}"
-        for dist in metadata.distributions(path=_IMPORT_PATH)
-    }
-    return sorted(found)
-
-
 def fingerprint(environment: Environment) -> str:
     """sha256 of ``environment``, torch's build, Python's build and the installed versions."""
     import torch
 
+    installed = metadata.distributions(path=_IMPORT_PATH)
     parts = {
         "environment": {k: v for k, v in sorted(environment.items()) if k != "key"},
         "torch_build": torch.version.git_version,
         "python_build": [sys.version, platform.python_implementation(), sys.platform],
-        "distributions": installed_distributions(),
+        "distributions": sorted(
+            {f"{(d.metadata['Name'] or '').lower()}=={d.version}" for d in installed}
+        ),
     }
     return hashlib.sha256(json.dumps(parts, sort_keys=True).encode()).hexdigest()
 

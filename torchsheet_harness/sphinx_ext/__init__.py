@@ -52,5 +52,6 @@ def setup(app: Sphinx) -> dict[str, Any]:
     app.connect("env-check-consistency", quick_reference.check_sections)
     app.connect("env-check-consistency", evidence.check_evidence)
     app.connect("doctree-resolved", rendering.render_placeholders)
-    search.register(app)
+    app.connect("builder-inited", search.copy_script)
+    app.connect("html-page-context", search.add_script)
     return {"version": "2", "parallel_read_safe": True, "parallel_write_safe": True}

@@ -24,11 +24,6 @@ def marker_texts(env: Any, docname: str) -> set[str]:
     return {text for m in messages for text in (m.text, *(wording for wording, _ in m.aliases))}
 
 
-def docname_of(page: str) -> str:
-    """'docs/troubleshooting/data.md', 'troubleshooting/data.md' → 'troubleshooting/data'."""
-    return page.strip().removeprefix("docs/").removesuffix(".md")
-
-
 def check_evidence(app: Sphinx, env: Any) -> None:
     """env-check-consistency: each row with a page has its marker there."""
     if not app.config.torchsheet_errors_evidence:
@@ -46,7 +41,7 @@ def check_evidence(app: Sphinx, env: Any) -> None:
             page = (row.get("page") or "").strip()
             if not page:
                 continue
-            docname = docname_of(page)
+            docname = page.removeprefix("docs/").removesuffix(".md")  # either form names it
             if docname not in env.found_docs:
                 why = f"page {page!r} is not a page of the site"
             elif (row.get("marker") or "").strip() in marker_texts(env, docname):

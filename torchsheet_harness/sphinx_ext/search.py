@@ -30,8 +30,3 @@ def copy_script(app: Sphinx) -> None:
         static = Path(app.outdir) / "_static"
         static.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(SCRIPT, static / STATIC_NAME)
-
-
-def register(app: Sphinx) -> None:
-    app.connect("html-page-context", add_script)
-    app.connect("builder-inited", copy_script)
