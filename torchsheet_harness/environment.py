@@ -52,11 +52,8 @@ def fingerprint(environment: Environment) -> str:
 
 
 def gpu_run_refusal(environment: Environment, outcomes: Counter[str] | None = None) -> str | None:
-    """Why a run meant to test CUDA blocks tested nothing; None when it did.
-
-    ``outcomes``: the selected blocks' outcomes ('passed', 'failed', 'skipped', ...), or None
-    before the run (only the machine is checked then).
-    """
+    """Why a run meant to test CUDA blocks tested nothing, or None; ``outcomes``: the selected
+    blocks' outcomes, or None before the run (only the machine is checked then)."""
     if not environment.get("cuda"):
         return (
             f"torch {environment.get('torch')} is a CPU build: install a CUDA build of torch "

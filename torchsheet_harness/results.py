@@ -149,10 +149,8 @@ def write_results(
     run: dict[str, Any],
     test_files: dict[str, dict[str, str]] | None = None,
 ) -> None:
-    """Merge ``pages`` and ``test_files`` into the file at ``path``, atomically.
-
-    A file of another environment at ``path`` is replaced, never mixed with this one.
-    """
+    """Merge ``pages`` and ``test_files`` into the file at ``path``, atomically; a file of another
+    environment there is replaced, never mixed with this one."""
     environment = Environment(**{**environment, "key": environment_key(environment)})
     previous = read_results(path)
     if previous is None or previous["environment"].get("key") != environment["key"]:

@@ -20,8 +20,7 @@ class AuditResult:
 
 
 def audit_page(path: Path) -> AuditResult:
-    """Check one page: its problems as its collection reports them (:mod:`..pages.coverage`),
-    and how many of its blocks the harness runs or exempts."""
+    """One page's problems as its collection reports them, and the blocks it runs or exempts."""
     page = read_page(path)
     return AuditResult(list(page.problems), Counter(covered=sum(b.runs for b in page.blocks)))
 

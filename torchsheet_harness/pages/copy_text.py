@@ -95,12 +95,8 @@ def copied_text(text: str, settings: CopySettings = PAGE_SETTINGS) -> str:
 
 
 def classic_prompt_problem(code: str) -> str | None:
-    """Why ``code`` fails when pasted at the classic ``python`` prompt, or None.
-
-    Feeds it line by line as that prompt reads it (the rules of ``code.InteractiveConsole``:
-    a statement runs as soon as it is complete, a compound one at the blank line after it), then
-    one Enter, and reports the first line that is a syntax error there. Nothing is executed.
-    """
+    """Why ``code`` fails when pasted at the classic ``python`` prompt, or None: fed line by line as
+    ``code.InteractiveConsole`` reads it, then one Enter; nothing is executed."""
     buffer: list[str] = []
     lines = code.split("\n")
     for number, line in enumerate([*lines, ""], 1):
@@ -129,11 +125,8 @@ def _statements(code: str) -> str | None:
 
 
 def _not_the_statements(code: str, copied: str) -> str | None:
-    """What the block's statements are, when ``copied`` is not exactly them, else None.
-
-    A ``>>>`` block: the copy's non-empty lines are its examples' source lines, in order, and
-    parse to the same statements; a plain block: the copy parses as its code does.
-    """
+    """What the block's statements are, when ``copied`` is not exactly them (the same lines and the
+    same parsed statements), else None."""
     if code.startswith(">>>"):
         examples = doctest.DocTestParser().get_examples(code)
         source = "".join(example.source for example in examples)
@@ -148,9 +141,8 @@ def _not_the_statements(code: str, copied: str) -> str | None:
 
 
 def copy_problems(code: str, where: str) -> list[str]:
-    """What is wrong with the copy button's text for the Python block ``code``, each as
-    '``where``: why' (``where`` is the block's 'page:line'); [] when the copy is exactly the
-    block's statements and pastes at the classic ``python`` prompt."""
+    """What is wrong with the copy button's text for the Python block ``code``, each as '``where``:
+    why'; [] when it is exactly the block's statements and pastes at the classic prompt."""
     raw = format_copy_text(code)
     copied = paste_ready(raw)
     wrong = _not_the_statements(code, copied)

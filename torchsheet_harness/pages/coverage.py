@@ -36,13 +36,8 @@ _SECTION_HEADING = re.compile(r"^ {0,3}#{2,6}[ \t]+\S")
 
 
 def fence_faults(document: Document) -> list[str]:
-    """'page:line: why' for each fence that swallows another fence, or never closes.
-
-    Follows CommonMark: a fence closes at a line of the same character, at least as long, with
-    no info string; inside, anything else is content. A heading line inside is not a fault by
-    itself (``## step`` is a Python comment too), but when the block turns out unclosed, the
-    first heading it swallowed is named: that is where its closing fence went missing.
-    """
+    """'page:line: why' for each fence that swallows another fence, or never closes (CommonMark's
+    rules); an unclosed block names the first heading it swallowed: where its fence went missing."""
     page = display_path(document.path)
     faults = []
     opened: tuple[str, int, str] | None = None  # (fence, line, language)
@@ -83,9 +78,7 @@ def fence_faults(document: Document) -> list[str]:
 
 
 def page_problems(page: Page) -> list[str]:
-    """Every problem of the page: fence faults, code blocks no example covers, a block whose copy
-    is not its statements or fails at the classic prompt (:mod:`.copy_text`), and every marker
-    it cannot honour (:mod:`.markers`). Each is a 'page:line: why' message."""
+    """Every problem of the page, each 'page:line: why'."""
     document = Document(page.text, page.path)
     spans = [(block.start, block.stop) for block in page.blocks if block.runs]
     problems = fence_faults(document)

@@ -177,9 +177,8 @@ def _trap_problems(blocks: Sequence[MarkedBlock]) -> list[tuple[int, str]]:
 def page_marker_problems(
     path: str, blocks: Sequence[MarkedBlock], dangling: Sequence[Marker] = ()
 ) -> list[str]:
-    """Every marker of the page at ``path`` that cannot be honoured, as 'page:line: why', in
-    line order. ``blocks``: the page's blocks in page order; ``dangling``: markers with no block
-    directly below them."""
+    """Every marker of the page that cannot be honoured, as 'page:line: why', in line order;
+    ``dangling``: markers with no block directly below them."""
     problems: list[tuple[int, str]] = []
     context: list[str] = []  # the page's executed Python so far: what an excerpt may use
     for block in blocks:

@@ -76,8 +76,7 @@ def block_of_item(item: pytest.Item) -> Block | None:
 
 
 def block_of_report(report: pytest.TestReport) -> dict[str, Any] | None:
-    """The block a report is about: its ``line``, ``not_run`` (whether it is exempted) and
-    ``examples`` (how many the block has); the rest the controller reads from the page."""
+    """The block a report is about: its ``line``, ``not_run`` and ``examples`` (how many it has)."""
     return dict(report.user_properties).get(BLOCK_PROPERTY)
 
 

@@ -63,8 +63,7 @@ def edit_for(example: Example, mismatch: OutputMismatch) -> Edit:
 
 
 def _doctest_span(example: Example, mismatch: OutputMismatch) -> tuple[int, int, str]:
-    """(start, end, indent) of a doctest example's output, or of its exception line(s), in the
-    page text."""
+    """(start, end, indent) of a doctest example's output (or exception line(s)) in the page."""
     text = example.document.text
     parsed = example.parsed
     indent = " " * parsed.indent

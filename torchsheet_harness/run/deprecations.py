@@ -115,9 +115,8 @@ def unused_declaration(example: Any, raised: bool) -> str | None:
 
 
 def launch_filters(script: Path, env: Mapping[str, str] | None = None) -> dict[str, str]:
-    """The environment a launched ``script`` runs with: deprecations shown wherever raised (so
-    that torch's own are passed on), and an error where the script raises one or calls the
-    deprecated API: the start-up hook (:mod:`.rank_site`) and a filter on ``__main__``."""
+    """The environment a launched ``script`` runs with: deprecations shown wherever raised, and an
+    error where the script's own code raises one (the rank hook, and a filter on ``__main__``)."""
     env = env if env is not None else os.environ
     entries = [f"default::{category.__name__}" for category in CATEGORIES]
     entries += [f"error::{category.__name__}:__main__" for category in CATEGORIES]

@@ -45,8 +45,7 @@ def padded_source(example: Example, source: str | None = None) -> str:
 
 
 def compare_output(expected: str, got: str, place: str) -> OutputMismatch | None:
-    """None when ``got`` matches the page's ``expected`` output, else expected vs got, with the
-    first differing column marked (the mismatch also carries both, for ``--update-outputs``)."""
+    """None when ``got`` matches the page's ``expected`` output, else an ``OutputMismatch``."""
     if matches(expected, got):
         return None
     message = (

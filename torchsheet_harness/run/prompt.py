@@ -18,11 +18,8 @@ from .outputs import OPTION_FLAGS, OutputMismatch, first_difference
 
 
 class _RecordingChecker(OutputChecker):
-    """Sybil's checker, remembering the last (want, got) doctest compared.
-
-    For an example that shows a traceback, doctest compares only its exception line(s) with the
-    exception raised; this is how the evaluator learns which.
-    """
+    """Sybil's checker, remembering the last (want, got) compared: for an example that shows a
+    traceback, doctest compares only its exception line(s), and this says which."""
 
     last: tuple[str, str] = ("", "")
 

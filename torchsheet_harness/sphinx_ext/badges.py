@@ -21,8 +21,8 @@ CPU_HOW = Requirement().how_to_run
 
 
 class block_badge(placeholder):  # noqa: N801 (docutils node names)
-    """Before a block: ``label`` ('' for a CPU block), ``how`` it is run, ``kinds`` (CSS
-    classes), its ``line``. Rendered with the recorded verdict, wrapping the block."""
+    """Before a block: ``label`` ('' for a CPU block), ``how`` it is run, ``kinds`` (CSS classes),
+    its ``line``; rendered with the recorded verdict, wrapping the block."""
 
     def render(self, app: Sphinx, docname: str) -> list[nodes.Node]:
         view = store.view(app, docname)
