@@ -10,6 +10,7 @@ import hashlib
 from collections.abc import Iterable
 from pathlib import Path
 
+from .locations import display_path
 from .pages.page import Page
 
 HARNESS = Path(__file__).resolve().parent
@@ -24,14 +25,10 @@ def digest_of(parts: Iterable[tuple[str, bytes]]) -> str:
 
 
 def _files(paths: Iterable[Path], rootdir: Path) -> list[tuple[str, bytes]]:
-    found = []
-    for path in sorted(set(paths)):
-        try:
-            name = path.resolve().relative_to(rootdir.resolve()).as_posix()
-        except ValueError:
-            name = path.as_posix()
-        found.append((name, path.read_bytes() if path.is_file() else b"(none)"))
-    return found
+    return [
+        (display_path(path, rootdir), path.read_bytes() if path.is_file() else b"(none)")
+        for path in sorted(set(paths))
+    ]
 
 
 def harness_digest(rootdir: Path, harness: Path = HARNESS) -> str:

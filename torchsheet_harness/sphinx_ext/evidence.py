@@ -11,6 +11,7 @@ from typing import Any
 from sphinx.application import Sphinx
 from sphinx.util import logging
 
+from ..locations import display_path
 from ..pages.markers import messages_of
 from . import store
 
@@ -31,10 +32,7 @@ def check_evidence(app: Sphinx, env: Any) -> None:
     path = Path(app.confdir, app.config.torchsheet_errors_evidence).resolve()
     if not path.is_file():
         return
-    try:
-        shown = path.relative_to(Path(app.confdir).resolve().parent).as_posix()
-    except ValueError:
-        shown = str(path)
+    shown = display_path(path, Path(app.confdir).parent)
     with path.open(encoding="utf-8", newline="") as handle:
         reader = csv.DictReader(handle)
         for row in reader:

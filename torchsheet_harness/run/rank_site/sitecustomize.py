@@ -7,7 +7,7 @@ import importlib.util
 import os
 import sys
 
-from torchsheet_harness.run.gpu_host_rank import install as install_gpu_host
+from torchsheet_harness.run.gpu_host import install as install_gpu_host
 from torchsheet_harness.run.warning_origin import install_rank_hook
 
 install_rank_hook()
