@@ -1,8 +1,8 @@
 """Results files: what one test environment verified, per page and per block.
 
 The recorder is the only writer, through this module; the site reads through it; neither pytest
-nor Sphinx is imported. The format (``SCHEMA``; another schema counts as no file) and its rules:
-MAINTAINING.md, "Results files"."""
+nor Sphinx is imported. The format (``SCHEMA``; another schema counts as no file), where a run
+writes and what the docs build reads: MAINTAINING.md, "Results files"."""
 
 from __future__ import annotations
 
@@ -16,6 +16,9 @@ from typing import Any, TypedDict
 
 SCHEMA = 3
 OUTCOMES = ("failed", "errors", "skipped", "passed")  # worst first
+RESULTS_ENV = "TORCHSHEET_RESULTS"
+BUILD_DIR = Path("_build", "results")  # under the docs folder; not committed
+COMMITTED_DIR = Path("_results")  # under the docs folder; committed results files
 
 
 class Environment(TypedDict, total=False):
@@ -100,6 +103,32 @@ def describe_torch(environment: Environment) -> str:
 def describe(environment: Environment) -> str:
     """'torch 2.13.0 on CPU', 'torch 2.11.0+cu130 on NVIDIA H200'."""
     return f"torch {describe_torch(environment)} on {describe_device(environment)}"
+
+
+def output_path(
+    option: str | None, *, docs: Path, environment: Environment, option_base: Path | None = None
+) -> Path | None:
+    """The file a run in ``environment`` writes; None: none."""
+    if option is not None:
+        value: Path | None = Path(option_base or Path.cwd(), option) if option else None
+    elif (env := os.environ.get(RESULTS_ENV)) is not None:
+        value = Path(env).absolute() if env else None
+    else:
+        value = docs / BUILD_DIR
+    if value is None or value.suffix == ".json":
+        return value
+    return value / f"{environment_key(environment)}.json"
+
+
+def input_paths(option: str | None, *, docs: Path, option_base: Path | None = None) -> list[Path]:
+    """The files and folders the docs build reads."""
+    if option is not None:
+        base = option_base or Path.cwd()
+        return [Path(base, part) for part in option.split(os.pathsep) if part]
+    env = os.environ.get(RESULTS_ENV)
+    if env is not None:
+        return [Path(part).absolute() for part in env.split(os.pathsep) if part]
+    return [docs / BUILD_DIR, docs / COMMITTED_DIR]
 
 
 def read_results(path: Path | None) -> Results | None:

@@ -16,10 +16,11 @@ from torchsheet_harness.results import (
     Environment,
     PageEntry,
     environment_key,
+    input_paths,
     merge_page,
+    output_path,
     page_digest,
 )
-from torchsheet_harness.results_paths import input_paths, output_path
 
 ROOT = Path(__file__).resolve().parents[2]
 

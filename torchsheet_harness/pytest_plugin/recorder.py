@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from .. import results, results_paths, reuse_key
+from .. import results, reuse_key
 from ..environment import current as current_environment
 from ..environment import fingerprint, gpu_run_refusal
 from ..pages.page import Block, read_page
@@ -25,7 +25,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         default=None,
         metavar="PATH",
         help="where to record per-block results for the docs build: a .json file or a folder "
-        f"that receives <environment>.json (default: ${results_paths.RESULTS_ENV} or "
+        f"that receives <environment>.json (default: ${results.RESULTS_ENV} or "
         "docs/_build/results/; empty: do not write)",
     )
     parser.addoption(
@@ -131,7 +131,7 @@ def _skip_reason(report: pytest.TestReport) -> str:
 
 def recorded_path(config: pytest.Config, found: results.Environment) -> Path | None:
     """The results file this run writes (and ``--torchsheet-reuse`` reads)."""
-    return results_paths.output_path(
+    return results.output_path(
         config.getoption("--torchsheet-results", None),
         docs=config.rootpath / "docs",
         environment=found,

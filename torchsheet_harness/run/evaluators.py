@@ -1,9 +1,11 @@
 """Evaluators (Sybil's: None on success, else a message starting with 'page:line'): the gates, and
 blocks run as processes of their own (a script, torchrun, Slurm) in a fresh temporary directory.
-Blocks run at the page's prompt: :mod:`.prompt`."""
+What cannot run here (a gated block, before it skips) and an included Python script (before it
+runs) are first read by the static check. Blocks run at the page's prompt: :mod:`.prompt`."""
 
 from __future__ import annotations
 
+import doctest
 import os
 import sys
 import tempfile
@@ -17,12 +19,12 @@ from unittest import SkipTest
 from sybil import Example
 from sybil.typing import Evaluator
 
-from ..locations import place
+from ..checks import static_check
+from ..locations import display_path, place
 from ..pages.requirements import Requirement
 from .deprecations import launch_filters, processes_failure
 from .outputs import OutputMismatch, first_difference, matches
 from .process import run_command
-from .static_gate import static_findings
 
 SNIPPET_TIMEOUT_SECONDS = 180.0
 LAUNCH_TIMEOUT_SECONDS = 180.0
@@ -55,6 +57,36 @@ def compare_output(expected: str, got: str, place: str) -> OutputMismatch | None
         f"{first_difference(expected, got)}"
     )
     return OutputMismatch(message, expected, got)
+
+
+def block_code(example: Example) -> tuple[str, str, int] | None:
+    """(code, path, first line) of the Python an example's block holds: an included script's
+    file, or the block's own code at its page lines; None for a batch script or no block."""
+    block = getattr(example.region, "block", None)
+    if block is None or block.requirement.slurm:
+        return None
+    if block.included is not None:
+        return (block.code, str(block.included), 1) if block.included.suffix == ".py" else None
+    return block.code, example.path, block.line + block.source.line_offset + 1
+
+
+def static_findings(example: Example) -> tuple[str | None, list[str]]:
+    """(the failure message or None, what was left unresolved) for the lines of the example's
+    block (:func:`block_code`) that are ``example``'s: a ``>>>`` example's own, else all."""
+    code = block_code(example)
+    if code is None:
+        return None, []
+    text, path, first_line = code
+    found = static_check.findings(text, path, first_line, example.region.block.shows_deprecation)
+    lines: range | None = None
+    if isinstance(example.parsed, doctest.Example):
+        lines = range(example.line, example.line + example.parsed.source.count("\n"))
+    problems = [message for line, message in found.problems if lines is None or line in lines]
+    unresolved = [message for line, message in found.unresolved if lines is None or line in lines]
+    if problems and path != example.path:  # an included script: name the page showing it
+        where = place(example.path, example.line)
+        problems.insert(0, f"{where}: {display_path(path)} fails the static check")
+    return "\n".join(problems) or None, unresolved
 
 
 @dataclass
@@ -92,8 +124,8 @@ def run_in_workdir(
     expected: str | None,
     script: Path | None = None,
 ) -> str | None:
-    """``run(workdir)`` gives (failure or None, stdout), checked against the page; first, a static
-    check of the included Python ``script`` (:mod:`.static_gate`) may fail it."""
+    """``run(workdir)`` gives (failure or None, stdout), checked against the page; first, the
+    static check of the included Python ``script`` may fail it."""
     if script and (failure := static_findings(example)[0]):
         return failure
     with tempfile.TemporaryDirectory(prefix=prefix) as workdir:

@@ -15,7 +15,7 @@ from typing import Any
 from sphinx.application import Sphinx
 from sphinx.util import logging
 
-from .. import results, results_paths
+from .. import results
 from ..pages.markers import Marker
 from ..results import Results
 from .verdicts import PageView, page_view
@@ -95,11 +95,11 @@ def _build(app: Sphinx) -> dict[str, Any]:
 
 
 def read_results(app: Sphinx) -> None:
-    """builder-inited: the results files this build reads (path rule: :mod:`..results_paths`)."""
+    """builder-inited: the results files this build reads."""
     option = app.config.torchsheet_results
     if option is None:
         option = app.config.torchsheet_results_file
-    paths = results_paths.input_paths(option, docs=Path(app.srcdir), option_base=Path(app.srcdir))
+    paths = results.input_paths(option, docs=Path(app.srcdir), option_base=Path(app.srcdir))
     _build(app)["results"] = results.read_all(paths)
 
 
