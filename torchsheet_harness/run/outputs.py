@@ -170,28 +170,23 @@ def first_difference(expected: str, got: str) -> str:
     _, i, _, j, _ = step
     e = expected_lines[i] if i < len(expected_lines) else None
     g = got_lines[j] if j < len(got_lines) else None
+    columns = _first_column(e, g) if e is not None and g is not None else None
     if e is None:
         head = f"line {i + 1} of the output: the page shows no more lines"
     elif g is None:
         head = f"line {i + 1} of the output: nothing more was printed"
     else:
-        column, got_column = _first_column(e, g)
-        what = e[column : column + 1] or "end of line"
-        printed = g[got_column : got_column + 1] or "end of line"
+        what = e[columns[0] : columns[0] + 1] or "end of line"
+        printed = g[columns[1] : columns[1] + 1] or "end of line"
         head = (
-            f"line {i + 1} of the output, column {column + 1}: "
+            f"line {i + 1} of the output, column {columns[0] + 1}: "
             f"{what!r} expected, {printed!r} printed"
         )
     parts = [f"--- first difference: {head} ---"]
-    prefix = {"expected": "expected: ", "got": "got:      "}
-    for name, line in (("expected", e), ("got", g)):
-        if line is None:
-            parts.append(f"{prefix[name]}(no line)")
-            continue
-        parts.append(prefix[name] + line)
-        if e is not None and g is not None:
-            column = _first_column(e, g)[0 if name == "expected" else 1]
-            parts.append(" " * (len(prefix[name]) + column) + "^")
+    for index, (prefix, line) in enumerate((("expected: ", e), ("got:      ", g))):
+        parts.append(prefix + (line if line is not None else "(no line)"))
+        if columns is not None:
+            parts.append(" " * (len(prefix) + columns[index]) + "^")
     return "\n".join(parts)
 
 

@@ -140,13 +140,18 @@ def pids() -> list[int]:
     return [int(entry.name) for entry in _PROC.iterdir() if entry.name.isdigit()]
 
 
-def _stat_fields(pid: int) -> list[str] | None:
-    """Fields of /proc/<pid>/stat after the command name: state, ppid, ... (None if gone)."""
+def _read(pid: int, *files: str) -> bytes | None:
+    """The contents of /proc/<pid>/<file> for each of ``files``, joined; None when it is gone."""
     try:
-        stat = (_PROC / str(pid) / "stat").read_text()
+        return b"".join((_PROC / str(pid) / name).read_bytes() for name in files)
     except OSError:
         return None
-    return stat.rsplit(")", 1)[1].split()
+
+
+def _stat_fields(pid: int) -> list[str] | None:
+    """Fields of /proc/<pid>/stat after the command name: state, ppid, ... (None if gone)."""
+    stat = _read(pid, "stat")
+    return None if stat is None else stat.decode().rsplit(")", 1)[1].split()
 
 
 def start_time(pid: int) -> str | None:
@@ -164,25 +169,13 @@ def alive(pid: int) -> bool:
 
 def live_names() -> list[tuple[int, str]]:
     """(pid, command name) of every live process on this machine (zombies left out)."""
-    found = []
-    for pid in pids():
-        try:
-            name = (_PROC / str(pid) / "comm").read_text().strip()
-        except OSError:
-            continue
-        if alive(pid):
-            found.append((pid, name))
-    return found
+    names = ((pid, _read(pid, "comm")) for pid in pids())
+    return [(pid, name.decode().strip()) for pid, name in names if name and alive(pid)]
 
 
 def read_cmdline_and_environ(pid: int) -> bytes:
     """A process's command line and environment, as bytes (empty when unreadable)."""
-    try:
-        return (_PROC / str(pid) / "cmdline").read_bytes() + (
-            _PROC / str(pid) / "environ"
-        ).read_bytes()
-    except OSError:
-        return b""
+    return _read(pid, "cmdline", "environ") or b""
 
 
 def _terminate(proc: subprocess.Popen, watcher: DescendantWatcher) -> tuple[str, str]:
