@@ -109,6 +109,8 @@ def _page_lines(lines: list[str], part: str) -> list[str]:
 
 def apply_edits(text: str, edits: list[Edit]) -> str:
     """``text`` with ``edits`` applied bottom-up, so the offsets of the others stay right."""
+    if any(edit.digest != page_digest(text) for edit in edits):
+        raise NotUpdatable("the page changed during the run")
     edits = sorted(edits, key=lambda edit: edit.start, reverse=True)
     for later, earlier in zip(edits, edits[1:], strict=False):
         if earlier.end > later.start:

@@ -19,7 +19,6 @@ from sybil.example import SybilFailure
 from sybil.integration.pytest import SybilItem
 
 from ..locations import display_path
-from ..results import page_digest
 from ..run.outputs import OutputMismatch
 from .output_edits import Edit, NotUpdatable, apply_edits, edit_for
 
@@ -98,10 +97,6 @@ class PageUpdater:
             shown = display_path(page)
             path = Path(page)
             text = path.read_text(encoding="utf-8")
-            if any(edit.digest != page_digest(text) for edit in edits):
-                self.problems.append(f"{shown} changed during the run; not rewritten")
-                self.refused += len(edits)
-                continue
             try:
                 new = apply_edits(text, edits)
             except NotUpdatable as why:
@@ -111,16 +106,9 @@ class PageUpdater:
             path.write_text(new, encoding="utf-8")
             self.changed.append(shown)
             self.rewritten += len(edits)
-            self.diffs.append(
-                "".join(
-                    difflib.unified_diff(
-                        text.splitlines(keepends=True),
-                        new.splitlines(keepends=True),
-                        fromfile=f"a/{shown}",
-                        tofile=f"b/{shown}",
-                    )
-                )
-            )
+            before, after = text.splitlines(keepends=True), new.splitlines(keepends=True)
+            diff = difflib.unified_diff(before, after, f"a/{shown}", f"b/{shown}")
+            self.diffs.append("".join(diff))
 
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
         writer = terminalreporter

@@ -59,16 +59,9 @@ def submit(
     job_id = int(submitted.stdout.strip().split(";")[0])
     client = partial(run_command, cwd=cwd, env=env)
     state, exit_code, timed_out = wait_job(client, job_id, timeout)
-    out_path, err_path = (Path(str(p).replace("%j", str(job_id))) for p in (out, err))
-    return Job(
-        job_id,
-        state,
-        exit_code,
-        out_path.read_text(errors="replace") if out_path.exists() else "",
-        err_path.read_text(errors="replace") if err_path.exists() else "",
-        time.monotonic() - began,
-        timed_out,
-    )
+    files = [Path(str(path).replace("%j", str(job_id))) for path in (out, err)]
+    stdout, stderr = (file.read_text(errors="replace") if file.exists() else "" for file in files)
+    return Job(job_id, state, exit_code, stdout, stderr, time.monotonic() - began, timed_out)
 
 
 def job_fields(client: Callable[..., Finished], job_id: int) -> dict[str, str]:
