@@ -11,43 +11,34 @@ import sys
 from pathlib import Path
 
 from ..locations import display_path, page_files, place
-from ..pages.collect import page_sybil
-from ..pages.excerpts import prompt_examples
+from ..pages.excerpts import prompt_examples, source_parts
 from ..pages.page import Block, read_page
-from ..pages.parser import block_of
-from .self_contained import region_source
 
 RULES = ["--select", "F,E9", "--ignore", "F811"]
 _RUFF_LINE = re.compile(r"^[^:]+:(?P<line>\d+):(?P<col>\d+): (?P<message>.*)$")
 
 
-def page_modules(page: Path, docs: Path) -> list[tuple[str, int]]:
+def page_modules(page: Path) -> list[tuple[str, int]]:
     """(source, first line) of each program on the page: the page module, then torchrun blocks."""
-    document = page_sybil(docs).parse(page)
     lines: list[str] = []
     programs: list[tuple[str, int]] = []
-    for example in document.examples():
-        region = example.region
-        block = block_of(region)
-        source = region_source(region)
-        if block is None or not source.strip() or region.parsed is None:
-            continue  # scripts, exempted blocks and other parsers' regions
-        offset = getattr(region.parsed, "line_offset", None)
-        first = example.line + (offset + 1 if offset is not None else 0)
-        if block.requirement.slurm:
-            continue  # a batch script, not Python
+    for block in read_page(page).blocks:
+        if not block.executed or block.included is not None or block.requirement.slurm:
+            continue  # exempted blocks, scripts and batch scripts
+        first = block.line + block.source.line_offset + 1  # the page line of its code
         if block.requirement.torchrun:
-            programs.append((source, first))
+            programs.append((block.code, first))
             continue
-        lines.extend([""] * (first - 1 - len(lines)))
-        lines.extend(source.rstrip("\n").splitlines())
+        for source, offset in source_parts(block.code):
+            lines.extend([""] * (first + offset - 1 - len(lines)))
+            lines.extend(source.rstrip("\n").splitlines())
     return [("\n".join(lines) + "\n", 1), *programs]
 
 
-def lint_page(page: Path, docs: Path) -> list[str]:
+def lint_page(page: Path) -> list[str]:
     """ruff's findings for one page, each as 'page:line:col: message'."""
     findings = []
-    for source, first in page_modules(page, docs):
+    for source, first in page_modules(page):
         padded = "\n" * (first - 1) + source if first > 1 else source
         ruff = [sys.executable, "-m", "ruff", "check", *RULES, "--output-format", "concise"]
         argv = [*ruff, "--stdin-filename", "page.py", "-"]
@@ -86,7 +77,7 @@ def main(argv: list[str]) -> int:
     docs = Path(argv[0] if argv else "docs")
     findings = []
     for page in page_files(docs):
-        findings += lint_page(page, docs) + paste_findings(page)
+        findings += lint_page(page) + paste_findings(page)
     print("\n".join(findings) or "page blocks: no findings")
     return 1 if findings else 0
 

@@ -24,7 +24,7 @@ from types import ModuleType
 import torch
 
 from ..locations import place
-from ..pages.excerpts import prompt_examples
+from ..pages.excerpts import source_parts
 from .deprecated_apis import deprecation
 
 _TORCH = re.compile(r"torch(\.|$)")
@@ -102,10 +102,8 @@ def findings(code: str, path: str, first_line: int, shows_deprecation: bool = Fa
 
 def _parse(code: str, first_line: int) -> ast.Module:
     """The code's statements, numbered by the page's lines (a >>> block: its examples')."""
-    examples = prompt_examples(code)
-    parts = [(code, 0)] if examples is None else [(e.source, e.lineno) for e in examples]
     body = []
-    for source, offset in parts:
+    for source, offset in source_parts(code):
         try:
             body += ast.increment_lineno(ast.parse(source), first_line + offset - 1).body
         except SyntaxError as error:

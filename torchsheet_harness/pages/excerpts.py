@@ -32,10 +32,16 @@ def prompt_examples(code: str) -> list[doctest.Example] | None:
     return doctest.DocTestParser().get_examples(code) if code.lstrip().startswith(">>>") else None
 
 
+def source_parts(code: str) -> list[tuple[str, int]]:
+    """(source, its first line's index in ``code``) of each piece of Python a block runs: its
+    ``>>>`` examples, or its code whole."""
+    examples = prompt_examples(code)
+    return [(code, 0)] if examples is None else [(e.source, e.lineno) for e in examples]
+
+
 def python_source(code: str) -> str:
     """The Python a block runs: its ``>>>`` statements, or the code itself."""
-    examples = prompt_examples(code)
-    return code if examples is None else "".join(example.source for example in examples)
+    return "".join(source for source, _ in source_parts(code))
 
 
 def statements(code: str) -> list[tuple[int, list[str]]]:
