@@ -6,7 +6,7 @@ from __future__ import annotations
 import os
 import sys
 import tempfile
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -15,7 +15,7 @@ from sybil import Example
 from ..locations import place
 from . import gpu_host
 from .deprecations import launch_filters, processes_failure
-from .evaluators import LAUNCH_TIMEOUT_SECONDS, LaunchedBlock, padded_source, where
+from .evaluators import LAUNCH_TIMEOUT_SECONDS, LaunchedBlock, padded_source
 from .process import Finished, run_command
 
 
@@ -112,10 +112,14 @@ class TorchrunBlock(LaunchedBlock):
             env=self.launch_env(script),
             cwd=workdir,
         )
+        shown = self.script or example.path  # a block's own script is padded to its page lines
+
+        def where_line(_: str, line: int) -> str:
+            return place(shown, line)
+
         stderr = {f"rank {rank}": text for rank, text in sorted(launch.rank_stderr.items())}
-        failed = f"{self.gpu_host_finding(example, launch)}\n{launch.describe()}"
-        page_line = place if self.script else lambda _, line: where(example, line)
-        failure = processes_failure(stderr, str(script), page_line, None if launch.ok else failed)
+        failed = f"{self.gpu_host_finding(launch, where_line)}\n{launch.describe()}"
+        failure = processes_failure(stderr, str(script), where_line, None if launch.ok else failed)
         return failure, launch.ranks_stdout()
 
     def launch_env(self, script: Path) -> dict[str, str]:
@@ -124,15 +128,9 @@ class TorchrunBlock(LaunchedBlock):
         exempt = {gpu_host.GPU_HOST_ENV: "0"} if self.gpu_host is not None else {}
         return {**launch_filters(script), **exempt}
 
-    def gpu_host_finding(self, example: Example, launch: Launch) -> str:
+    def gpu_host_finding(self, launch: Launch, where_line: Callable[[str, int], str]) -> str:
         """What failed: a GPU-host check's finding at its page (or snippet) line, if any."""
         if self.requirement.gpus or self.gpu_host is not None or not gpu_host.gpu_host_mode():
             return "torchrun launch failed"
-
-        def where_line(name: str, line: int) -> str:
-            if self.script is not None and name == self.script.name:
-                return place(self.script, line)
-            return place(example.path, line)  # the block's script is padded to page lines
-
         found = gpu_host.finding(launch.rank_stderr.values(), where_line)
         return found or f"torchrun launch failed: {gpu_host.UNEXPLAINED}"

@@ -15,7 +15,6 @@ from . import (
     copy_text,
     environments,
     errors_index,
-    evidence,
     overview,
     pitfalls_index,
     quick_reference,
@@ -50,7 +49,7 @@ def setup(app: Sphinx) -> dict[str, Any]:
     app.connect("env-get-updated", store.rewritten)
     app.connect("doctree-read", reading.read_page)
     app.connect("env-check-consistency", quick_reference.check_sections)
-    app.connect("env-check-consistency", evidence.check_evidence)
+    app.connect("env-check-consistency", errors_index.check_evidence)
     app.connect("doctree-resolved", rendering.render_placeholders)
     app.connect("builder-inited", search.copy_script)
     app.connect("html-page-context", search.add_script)
