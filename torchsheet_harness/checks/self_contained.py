@@ -3,29 +3,15 @@ they might lean on): the GPU blocks of a page, read in order, define every name 
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-
 from sybil import Document
 
-from ..pages.excerpts import free_names
-from ..pages.parser import block_of
-
-
-def region_source(region) -> str:
-    """The Python source of a page region: a doctest example's source or a block's text."""
-    parsed = region.parsed
-    return getattr(parsed, "source", None) or str(parsed or "")
-
-
-def gpu_sources(document: Document) -> Iterable[tuple[int, str]]:
-    """(line, source) of each in-process GPU example of ``document``, in page order."""
-    for example in document.examples():
-        block = block_of(example.region)
-        if block is not None and block.requirement.gpus and not block.requirement.torchrun:
-            yield example.line, region_source(example.region)
+from ..pages.excerpts import free_names, python_source
+from ..pages.page import page_of
 
 
 def gpu_dependencies(document: Document) -> set[str]:
-    """Names the GPU blocks of ``document`` use but do not define themselves."""
-    source = "\n".join(text for _, text in gpu_sources(document))
+    """Names the in-process GPU blocks of a page (its ``document``) use but do not define."""
+    blocks = page_of(document.path, document.text).blocks
+    gpu = [python_source(block.code) for block in blocks if block.pasted and block.requirement.gpus]
+    source = "\n".join(gpu)
     return free_names(source) if source.strip() else set()
