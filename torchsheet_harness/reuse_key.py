@@ -38,11 +38,7 @@ def harness_digest(rootdir: Path, harness: Path = HARNESS) -> str:
 
 def page_key(page: Page, rootdir: Path, harness: str, environment: str) -> str:
     """The digest of what ``page``'s pass depends on (``harness``, ``environment``: digests)."""
-    included = [
-        Path(page.path).parent / block.argument
-        for block in page.blocks
-        if block.kind == "literalinclude"
-    ]
+    included = [block.included for block in page.blocks if block.included is not None]
     parts = [("page", page.text.encode()), *_files(included, rootdir)]
     return digest_of([*parts, ("harness", harness.encode()), ("env", environment.encode())])
 

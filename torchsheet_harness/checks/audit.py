@@ -32,12 +32,9 @@ def audit_docs(docs_dir: Path, snippets_dir: Path | None = None) -> AuditResult:
     included: set[Path] = set()
     for page in page_files(docs_dir):
         result = audit_page(page)
-        blocks = read_page(page).blocks
         problems += result.problems
         counts += result.counts
-        for block in blocks:
-            if block.kind == "literalinclude":
-                included.add((page.parent / block.argument).resolve())
+        included |= {block.included for block in read_page(page).blocks if block.included}
     if snippets_dir is not None:
         for script in sorted(snippets_dir.iterdir()):
             if script.is_file() and script.resolve() not in included:

@@ -75,10 +75,14 @@ class Block:
         return SHOWS_DEPRECATION in self.classes
 
     @property
+    def is_python(self) -> bool:
+        """Python, or a literal-included script: a block whose classes are all its own."""
+        return self.kind == "literalinclude" or self.argument == "python"
+
+    @property
     def executed(self) -> bool:
         """Run as Python in-process, as processes, or as a literal-included script."""
-        python = self.kind == "literalinclude" or self.argument == "python"
-        return self.not_run is None and python and not self.is_output
+        return self.not_run is None and self.is_python and not self.is_output
 
     @property
     def pasted(self) -> bool:
@@ -168,9 +172,8 @@ def _identify(
         block.included = (Path(page.path).parent / block.argument).resolve()
     where = place(page.path, block.line)
     problems = []
-    runs = block.argument == "python" or block.kind == "literalinclude"
     try:
-        block.requirement = parse_classes(" ".join(block.classes), where, runs)
+        block.requirement = parse_classes(" ".join(block.classes), where, block.is_python)
     except RequirementError as error:
         problems.append(str(error))
     if block.gpu_host:
