@@ -1,33 +1,8 @@
 """Results files: what one test environment verified, per page and per block.
 
-The recorder (:mod:`.pytest_plugin.recorder`) is the only writer, through this module; the
-Sphinx extension reads through it; it imports neither pytest nor Sphinx. One file per
-environment (torch version, CPU or CUDA device, Python), named by :func:`environment_key`, e.g.
-``torch-2.13.0+cpu-cpu-py3.11.json``. Format (``SCHEMA``; a file of another schema counts as
-none)::
-
-    {"schema": 3,
-     "environment": {"key": ..., "torch": "2.13.0+cpu", "cuda": null, "device": "CPU",
-                     "gpus": 0, "python": "3.11.7"},
-     "last_run": {"args": [...], "finished": "2026-01-01 12:00 UTC"},
-     "pages": {"tensors/creating.md": {"sha256": ..., "reuse": ..., "finished": ..., "errors": 0,
-               "blocks": {"12": {"end": 20, "outcome": "passed", "seconds": 0.41},
-                          "40": {"end": 44, "requires": {"gpus": 1, "torchrun": 0,
-                                 "slurm": false}, "outcome": "skipped",
-                                 "reason": "needs CUDA, found 0 CUDA GPUs"},
-                          "50": {"end": 52, "not_run": "a shell command", ...},
-                          "60": {"end": 66}}}},
-     "test_files": {"tests/sheet/test_multinode.py": {"reuse": ..., "finished": ...}}}
-
-A page's ``blocks`` hold every block the page runs or exempts, by its first line: its last
-line, its requirement as data (absent for a CPU block), its ``% not-run:`` reason, and, for a
-block whose every example this environment ran, its outcome (passed, failed, errors, skipped
-with the reason) and ``seconds``. ``sha256`` is the page source that ran: the build drops an
-entry whose page changed since, so a committed file cannot vouch for an edited page. ``reuse``
-(:mod:`.reuse_key`) is written for a whole-page pass only; ``test_files`` holds the passes of
-sheet-side test files, for reuse too. Where a run writes and what the build reads:
-:mod:`.results_paths`.
-"""
+The recorder is the only writer, through this module; the site reads through it; neither pytest
+nor Sphinx is imported. The format (``SCHEMA``; another schema counts as no file), where a run
+writes and what the docs build reads: MAINTAINING.md, "Results files"."""
 
 from __future__ import annotations
 
@@ -41,6 +16,9 @@ from typing import Any, TypedDict
 
 SCHEMA = 3
 OUTCOMES = ("failed", "errors", "skipped", "passed")  # worst first
+RESULTS_ENV = "TORCHSHEET_RESULTS"
+BUILD_DIR = Path("_build", "results")  # under the docs folder; not committed
+COMMITTED_DIR = Path("_results")  # under the docs folder; committed results files
 
 
 class Environment(TypedDict, total=False):
@@ -84,13 +62,19 @@ def page_digest(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
+def current_pages(data: Results, docs: Path) -> dict[str, PageEntry]:
+    """The page entries of ``data`` recorded on the source each page under ``docs`` has now."""
+    found = {}
+    for page, entry in data["pages"].items():
+        source = docs / page
+        if source.is_file() and entry.get("sha256") == page_digest(source.read_text("utf-8")):
+            found[page] = entry
+    return found
+
+
 def worst(outcomes: Iterable[str]) -> str | None:
     """A block's outcome: the worst of its examples' (a block holds many >>> lines)."""
     return min(outcomes, key=OUTCOMES.index, default=None)
-
-
-# ---------------------------------------------------------------------------------------------
-# Environments
 
 
 def environment_key(environment: Environment) -> str:
@@ -121,8 +105,30 @@ def describe(environment: Environment) -> str:
     return f"torch {describe_torch(environment)} on {describe_device(environment)}"
 
 
-# ---------------------------------------------------------------------------------------------
-# Reading and writing
+def output_path(
+    option: str | None, *, docs: Path, environment: Environment, option_base: Path | None = None
+) -> Path | None:
+    """The file a run in ``environment`` writes; None: none."""
+    if option is not None:
+        value: Path | None = Path(option_base or Path.cwd(), option) if option else None
+    elif (env := os.environ.get(RESULTS_ENV)) is not None:
+        value = Path(env).absolute() if env else None
+    else:
+        value = docs / BUILD_DIR
+    if value is None or value.suffix == ".json":
+        return value
+    return value / f"{environment_key(environment)}.json"
+
+
+def input_paths(option: str | None, *, docs: Path, option_base: Path | None = None) -> list[Path]:
+    """The files and folders the docs build reads."""
+    if option is not None:
+        base = option_base or Path.cwd()
+        return [Path(base, part) for part in option.split(os.pathsep) if part]
+    env = os.environ.get(RESULTS_ENV)
+    if env is not None:
+        return [Path(part).absolute() for part in env.split(os.pathsep) if part]
+    return [docs / BUILD_DIR, docs / COMMITTED_DIR]
 
 
 def read_results(path: Path | None) -> Results | None:
@@ -172,10 +178,8 @@ def write_results(
     run: dict[str, Any],
     test_files: dict[str, dict[str, str]] | None = None,
 ) -> None:
-    """Merge ``pages`` and ``test_files`` into the file at ``path``, atomically.
-
-    A file of another environment at ``path`` is replaced, never mixed with this one.
-    """
+    """Merge ``pages`` and ``test_files`` into the file at ``path``, atomically; a file of another
+    environment there is replaced, never mixed with this one."""
     environment = Environment(**{**environment, "key": environment_key(environment)})
     previous = read_results(path)
     if previous is None or previous["environment"].get("key") != environment["key"]:

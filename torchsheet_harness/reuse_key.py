@@ -1,14 +1,7 @@
 """What a recorded pass depends on, as one digest: a page's, or a sheet-side test file's.
 
-A page's record is reused (``--torchsheet-reuse``, :mod:`.pytest_plugin.reuse`) only while its
-digest is what it was: the page source, every file it literal-includes, the harness's code
-(every ``torchsheet_harness/**/*.py`` and the project's ``conftest.py``) and the environment
-(:func:`.environment.fingerprint`: torch build, Python, device, every installed distribution).
-A sheet-side test file's digest covers its source, the shared test support
-(``tests/support/*.py``), the files it declares it reads (its ``torchsheet_inputs`` marker),
-the harness and the environment. Like jupyter-cache's and sphinx-gallery's keys: the content of
-what goes in, nothing learned by watching a run. No pytest and no torch here.
-"""
+The content of what goes in (sources, included files, harness, environment), like
+jupyter-cache's keys; nothing learned by watching a run. No pytest and no torch here."""
 
 from __future__ import annotations
 
@@ -17,6 +10,7 @@ import hashlib
 from collections.abc import Iterable
 from pathlib import Path
 
+from .locations import display_path
 from .pages.page import Page
 
 HARNESS = Path(__file__).resolve().parent
@@ -31,14 +25,10 @@ def digest_of(parts: Iterable[tuple[str, bytes]]) -> str:
 
 
 def _files(paths: Iterable[Path], rootdir: Path) -> list[tuple[str, bytes]]:
-    found = []
-    for path in sorted(set(paths)):
-        try:
-            name = path.resolve().relative_to(rootdir.resolve()).as_posix()
-        except ValueError:
-            name = path.as_posix()
-        found.append((name, path.read_bytes() if path.is_file() else b"(none)"))
-    return found
+    return [
+        (display_path(path, rootdir), path.read_bytes() if path.is_file() else b"(none)")
+        for path in sorted(set(paths))
+    ]
 
 
 def harness_digest(rootdir: Path, harness: Path = HARNESS) -> str:
@@ -48,22 +38,16 @@ def harness_digest(rootdir: Path, harness: Path = HARNESS) -> str:
 
 def page_key(page: Page, rootdir: Path, harness: str, environment: str) -> str:
     """The digest of what ``page``'s pass depends on (``harness``, ``environment``: digests)."""
-    included = [
-        Path(page.path).parent / block.argument
-        for block in page.blocks
-        if block.kind == "literalinclude"
-    ]
+    included = [block.included for block in page.blocks if block.included is not None]
     parts = [("page", page.text.encode()), *_files(included, rootdir)]
     return digest_of([*parts, ("harness", harness.encode()), ("env", environment.encode())])
 
 
-def test_file_key(
-    test_file: Path, inputs: Iterable[str], rootdir: Path, harness: str, environment: str
-) -> str:
-    """The digest of what a sheet-side test file's pass depends on; ``inputs``: the paths under
-    ``rootdir`` its ``torchsheet_inputs`` marker declares (a folder: every file in it)."""
+def test_file_key(test_file: Path, rootdir: Path, harness: str, environment: str) -> str:
+    """The digest of what a sheet-side test file's pass depends on: its source, the test
+    support, and the paths its ``torchsheet_inputs`` marker declares (a folder: its files)."""
     paths = [test_file, *(rootdir / "tests" / "support").glob("*.py")]
-    for name in inputs:
+    for name in declared_inputs(test_file):
         path = rootdir / name
         paths += sorted(p for p in path.rglob("*") if p.is_file()) if path.is_dir() else [path]
     parts = _files(paths, rootdir)

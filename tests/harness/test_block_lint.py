@@ -25,7 +25,7 @@ def test_lint_reports_page_lines(tmp_path: Path) -> None:
             ```
             """)
     )
-    findings = lint_page(page, tmp_path)
+    findings = lint_page(page)
     assert any(f.endswith("page.md:4:8: F401 [*] `os` imported but unused") for f in findings)
     assert any(":9:9: F821 Undefined name `undefined_name`" in f for f in findings), findings
     assert len(findings) == 2, findings
@@ -46,7 +46,7 @@ def test_a_torchrun_block_is_linted_as_a_program_of_its_own(tmp_path: Path) -> N
             ```
             """)
     )
-    findings = lint_page(page, tmp_path)
+    findings = lint_page(page)
     assert any(":7:8: F401 [*] `sys` imported but unused" in f for f in findings), findings
     assert any(":8:7: F821 Undefined name `x`" in f for f in findings), findings
 

@@ -10,16 +10,17 @@ from pathlib import Path
 import pytest
 from planted import PLUGIN, RECORDER, conftest
 
+from torchsheet_harness.environment import gpu_run_refusal
 from torchsheet_harness.pages.requirements import cuda_device_count
-from torchsheet_harness.pytest_plugin.recorder import gpu_run_refusal
 from torchsheet_harness.results import (
     Environment,
     PageEntry,
     environment_key,
+    input_paths,
     merge_page,
+    output_path,
     page_digest,
 )
-from torchsheet_harness.results_paths import input_paths, output_path
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -1,11 +1,5 @@
-"""The collection audit: no code block on a page may go unchecked without saying why.
-
-Sybil only sees what its parsers match; a ```` ```pycon ```` fence, ```` ```python title=x ````,
-``{testcode}`` or a shell block would otherwise sit on the page untested and silent. The check
-of one page lives in :mod:`..pages.coverage` (the parser runs it on every page it collects, so
-``pytest docs/x.md`` fails too); this module runs it over docs/ and checks that every snippet is
-included by a page.
-"""
+"""The collection audit over docs/: every page's problems (:mod:`..pages.coverage`), and every
+snippet included by a page."""
 
 from __future__ import annotations
 
@@ -26,8 +20,7 @@ class AuditResult:
 
 
 def audit_page(path: Path) -> AuditResult:
-    """Check one page: its problems as its collection reports them (:mod:`..pages.coverage`),
-    and how many of its blocks the harness runs or exempts."""
+    """One page's problems as its collection reports them, and the blocks it runs or exempts."""
     page = read_page(path)
     return AuditResult(list(page.problems), Counter(covered=sum(b.runs for b in page.blocks)))
 
@@ -39,12 +32,9 @@ def audit_docs(docs_dir: Path, snippets_dir: Path | None = None) -> AuditResult:
     included: set[Path] = set()
     for page in page_files(docs_dir):
         result = audit_page(page)
-        blocks = read_page(page).blocks
         problems += result.problems
         counts += result.counts
-        for block in blocks:
-            if block.kind == "literalinclude":
-                included.add((page.parent / block.argument).resolve())
+        included |= {block.included for block in read_page(page).blocks if block.included}
     if snippets_dir is not None:
         for script in sorted(snippets_dir.iterdir()):
             if script.is_file() and script.resolve() not in included:

@@ -1,18 +1,7 @@
-"""Which objects of the installed torch say they are deprecated, and with what message.
-
-torch 2.13 to 2.15 say it in two ways, both read here without calling anything:
-
-- ``typing_extensions.deprecated`` (the ``warnings.deprecated`` of Python 3.13), which sets
-  ``__deprecated__`` to its message: on a function (``torch.cuda.amp.custom_fwd``,
-  ``torch.distributed._all_gather_base``), on a class and its ``__new__``
-  (``torch.cuda.amp.autocast``), or on a class's ``__init__`` alone
-  (``torch.cuda.amp.GradScaler``);
-- a Python function whose body warns ``DeprecationWarning`` or ``FutureWarning`` at its top
-  level, outside any condition (``torch.cuda.reset_max_memory_allocated``, the aliases that
-  ``torch.nn.init._make_deprecate`` builds, such as ``torch.nn.init.normal``).
-
-A warning given under a condition, by C++ code, or when a module is first imported is not seen.
-"""
+"""Which objects of the installed torch say they are deprecated, read without calling anything:
+a ``__deprecated__`` mark (``typing_extensions.deprecated``: on a function, a class, its
+``__new__`` or ``__init__``), or a Python function whose body warns a deprecation at its top
+level. A warning under a condition, from C++ or at import is not seen."""
 
 from __future__ import annotations
 

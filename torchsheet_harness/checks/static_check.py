@@ -1,30 +1,16 @@
 """Reads code this machine cannot run, without running it, against the installed torch.
 
-:func:`findings` takes a block's code (a ``>>>`` block: its examples' sources) or a script's and
-reports, at its page (or file) line: a ``SyntaxError``; a name missing from this torch, with the
-closest one (every attribute chain rooted at a name that only the code's own torch imports bind,
-``import torch.distributed as dist``, ``from torch import nn``, ..., read or assigned, and each
-name those imports import; submodules are imported as needed, then ``getattr``); a call of a
-resolved name that is not callable or does not bind to its ``inspect.signature`` (literal
-arguments as written, others as stand-ins); a deprecated API, unless ``shows_deprecation``: an
-object along a chain that :func:`.deprecated_apis.deprecation` finds deprecated (torch's
-``@deprecated`` marks, such as ``torch.cuda.amp.autocast``'s; a Python function whose body always
-warns a deprecation, such as ``torch.cuda.reset_max_memory_allocated``).
-
-Not checked: tensor shapes, devices, dtypes, values (nothing runs); a name the code binds itself
-(``model.cuda()``), a name bound both by a torch import and otherwise, a name only an earlier block
-imported; a call with ``*``/``**`` arguments or of a callee without a signature (``torch.ones``);
-a deprecation :mod:`.deprecated_apis` does not see. Left unresolved, with why
-(:attr:`Findings.unresolved`): a name whose lookup raises another error, and, on a build without
-CUDA (``torch.version.cuda`` is None), a missing name that torch's stubs of its C bindings
-(``torch/_C/**/*.pyi``) declare for other builds (``torch.distributed.ProcessGroupNCCL``).
-"""
+:func:`findings` reports, at its page line: a ``SyntaxError``; a name missing from this torch
+(every chain rooted at a name only the code's torch imports bind), with the closest one; a call
+that does not bind to the callee's ``inspect.signature``; a deprecated API
+(:mod:`.deprecated_apis`), unless the block shows it on purpose. Nothing about shapes, devices
+or values. Left unresolved, with why: a lookup that raises, and on a CPU build a name torch's
+stubs of its C bindings declare for other builds (``torch.distributed.ProcessGroupNCCL``)."""
 
 from __future__ import annotations
 
 import ast
 import difflib
-import doctest
 import importlib
 import inspect
 import pkgutil
@@ -38,6 +24,7 @@ from types import ModuleType
 import torch
 
 from ..locations import place
+from ..pages.excerpts import source_parts
 from .deprecated_apis import deprecation
 
 _TORCH = re.compile(r"torch(\.|$)")
@@ -115,11 +102,8 @@ def findings(code: str, path: str, first_line: int, shows_deprecation: bool = Fa
 
 def _parse(code: str, first_line: int) -> ast.Module:
     """The code's statements, numbered by the page's lines (a >>> block: its examples')."""
-    parts = [(code, 0)]
-    if code.lstrip().startswith(">>>"):
-        parts = [(e.source, e.lineno) for e in doctest.DocTestParser().get_examples(code)]
     body = []
-    for source, offset in parts:
+    for source, offset in source_parts(code):
         try:
             body += ast.increment_lineno(ast.parse(source), first_line + offset - 1).body
         except SyntaxError as error:

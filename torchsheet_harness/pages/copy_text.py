@@ -1,27 +1,11 @@
-"""What the copy button puts on the clipboard, and whether that is exactly the block's statements,
-pasteable at the classic ``python`` prompt: :func:`copy_problems`, run at collection on every
-Python block a reader pastes. Pure: no Sphinx, no pytest, nothing executed.
+"""What the copy button puts on the clipboard, and :func:`copy_problems`: whether that is exactly
+the block's statements and pastes at the classic ``python`` prompt (run at collection on every
+Python block a reader pastes; nothing is executed). The rule and why: docs/verification.md,
+"The copy button".
 
-sphinx-copybutton strips the ``>>>``/``...`` prompts and the output lines (:data:`PAGE_SETTINGS`,
-which docs/conf.py passes to it as its ``copybutton_*`` values). A bare ``...`` line (an empty line
-in a ``>>>`` block) is a prompt too, copied as an empty line: it ends a class body or a loop at
-the prompt.
-
-The classic ``python`` prompt (3.10 to 3.12; 3.13's with ``PYTHON_BASIC_REPL``) runs a compound
-statement when it reads a blank line, so code that runs from a file can fail there: a blank line
-inside a loop or class body ends the body (``IndentationError: unexpected indent`` on the next
-line), and a top-level line right after a body is read as part of it (``SyntaxError``). The
-button therefore also passes its text through ``pasteReady`` (sphinx_ext/paste_ready.js, wrapped
-around copybutton's formatCopyText by the site): blank lines inside indented bodies are dropped,
-and a blank line goes before a top-level line that follows a body. Neither changes what the code
-means in a file, IPython or Jupyter. The text ends with one line break: Python 3.13's REPL and
-IPython, which take a bracketed paste as one input, then run it at the reader's one Enter. The
-rule reads lines, not Python: a blank or unindented line inside a triple-quoted string would be
-changed, and :func:`copy_problems` reports such a block.
-
-:func:`format_copy_text` and :func:`paste_ready` are Python ports of the two JavaScript
-functions; tests/harness/test_browser.py checks them against the real ones on the built site.
-"""
+:func:`format_copy_text` and :func:`paste_ready` are Python ports of the button's JavaScript
+(sphinx-copybutton's formatCopyText, sphinx_ext/paste_ready.js); tests/harness/test_browser.py
+checks them against the real ones on the built site."""
 
 from __future__ import annotations
 
@@ -111,12 +95,8 @@ def copied_text(text: str, settings: CopySettings = PAGE_SETTINGS) -> str:
 
 
 def classic_prompt_problem(code: str) -> str | None:
-    """Why ``code`` fails when pasted at the classic ``python`` prompt, or None.
-
-    Feeds it line by line as that prompt reads it (the rules of ``code.InteractiveConsole``:
-    a statement runs as soon as it is complete, a compound one at the blank line after it), then
-    one Enter, and reports the first line that is a syntax error there. Nothing is executed.
-    """
+    """Why ``code`` fails when pasted at the classic ``python`` prompt, or None: fed line by line as
+    ``code.InteractiveConsole`` reads it, then one Enter; nothing is executed."""
     buffer: list[str] = []
     lines = code.split("\n")
     for number, line in enumerate([*lines, ""], 1):
@@ -145,11 +125,8 @@ def _statements(code: str) -> str | None:
 
 
 def _not_the_statements(code: str, copied: str) -> str | None:
-    """What the block's statements are, when ``copied`` is not exactly them, else None.
-
-    A ``>>>`` block: the copy's non-empty lines are its examples' source lines, in order, and
-    parse to the same statements; a plain block: the copy parses as its code does.
-    """
+    """What the block's statements are, when ``copied`` is not exactly them (the same lines and the
+    same parsed statements), else None."""
     if code.startswith(">>>"):
         examples = doctest.DocTestParser().get_examples(code)
         source = "".join(example.source for example in examples)
@@ -164,9 +141,8 @@ def _not_the_statements(code: str, copied: str) -> str | None:
 
 
 def copy_problems(code: str, where: str) -> list[str]:
-    """What is wrong with the copy button's text for the Python block ``code``, each as
-    '``where``: why' (``where`` is the block's 'page:line'); [] when the copy is exactly the
-    block's statements and pastes at the classic ``python`` prompt."""
+    """What is wrong with the copy button's text for the Python block ``code``, each as '``where``:
+    why'; [] when it is exactly the block's statements and pastes at the classic prompt."""
     raw = format_copy_text(code)
     copied = paste_ready(raw)
     wrong = _not_the_statements(code, copied)

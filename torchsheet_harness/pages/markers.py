@@ -1,18 +1,6 @@
-"""The ``%`` markers of a page: one grammar, and every check of them that needs only the page.
-
-A marker is a MyST comment line directly above a block (several may stack, no blank line)::
-
-    % quickref: <section>[ | 2, 4-5]
-    % pitfall: <the mistake> | <what it does> | <the fix>
-    % error: <message>          % warning: <message>
-    % alias: <older wording> | <where printed>   (after an error, a warning or another alias)
-    % not-run: <reason>         % gpu-host: <reason>
-
-:func:`parse_marker` reads one line; :func:`page_marker_problems` is what collection calls for
-each page: every marker it cannot honour, as 'page:line: why'. The site (:mod:`..sphinx_ext`)
-reads the same markers from the doctree and renders them; it re-checks none of this. Pure: no
-Sybil, Sphinx or pytest.
-"""
+"""The ``%`` markers of a page: one grammar (:data:`_FORMS`), and every check of them that needs
+only the page, :func:`page_marker_problems`, which collection calls (each problem 'page:line:
+why'). The site reads the same markers from the doctree and re-checks none of this. Pure."""
 
 from __future__ import annotations
 
@@ -34,10 +22,10 @@ TRAP_TITLE = re.compile(r"\b(pitfalls?|traps?|gotchas?|mistakes?|wrong)\b", re.I
 #: A comment in a block that says the block does it wrong on purpose.
 WRONG_COMMENT = re.compile(r"#.*\bWRONG\b")
 _LINE = re.compile(r"%?\s*(?P<kind>[a-z-]+):(?P<text>.*)")
+_PITFALL = "'% pitfall: <the mistake> | <what it does> | <the fix>'"
 _FORMS = {
     "quickref": "'% quickref: <section>' (or '% quickref: <section> | 2, 4-5')",
-    "pitfall": "'% pitfall: <the mistake> | <what it does> | <the fix>' "
-    "(three parts separated by ' | ')",
+    "pitfall": f"{_PITFALL} (three parts separated by ' | ')",
     "error": "'% error: <the message as torch prints it>'",
     "warning": "'% warning: <the warning message as printed>'",
     "alias": "'% alias: <older wording> | <torch version(s) or pytorch/pytorch@<commit>:<path> "
@@ -45,7 +33,6 @@ _FORMS = {
     "not-run": "'% not-run: <why it is not run>'",
     "gpu-host": "'% gpu-host: <why it shows the default device>'",
 }
-_PITFALL = "'% pitfall: <the mistake> | <what it does> | <the fix>'"
 
 
 @dataclass(frozen=True)
@@ -99,19 +86,14 @@ class Message:
     aliases: tuple[tuple[str, str], ...] = ()  # (wording, where printed)
 
 
-def _parts(marker: Marker, count: int) -> tuple[str, ...] | None:
-    parts = tuple(part.strip() for part in marker.text.split(" | "))
-    return parts if len(parts) == count and all(parts) else None
-
-
 def quickref_of(marker: Marker) -> Quickref | None:
     section, _, lines = marker.text.partition("|")
     return Quickref(section.strip(), lines.strip() or None) if section.strip() else None
 
 
 def pitfall_of(marker: Marker) -> Pitfall | None:
-    parts = _parts(marker, 3)
-    return Pitfall(*parts) if parts else None
+    parts = [part.strip() for part in marker.text.split(" | ")]
+    return Pitfall(*parts) if len(parts) == 3 and all(parts) else None
 
 
 def alias_of(marker: Marker) -> tuple[str, str] | None:
@@ -135,17 +117,8 @@ def messages_of(markers: Sequence[Marker]) -> list[Message]:
 
 
 def malformed(marker: Marker) -> bool:
-    if marker.kind == "quickref":
-        return quickref_of(marker) is None
-    if marker.kind == "pitfall":
-        return pitfall_of(marker) is None
-    if marker.kind == "alias":
-        return alias_of(marker) is None
-    return not marker.text
-
-
-# ---------------------------------------------------------------------------------------------
-# The page's checks
+    parse = {"quickref": quickref_of, "pitfall": pitfall_of, "alias": alias_of}.get(marker.kind)
+    return parse(marker) is None if parse else not marker.text
 
 
 def _marker_problem(marker: Marker, block: MarkedBlock, context: list[str]) -> str | None:
@@ -204,9 +177,8 @@ def _trap_problems(blocks: Sequence[MarkedBlock]) -> list[tuple[int, str]]:
 def page_marker_problems(
     path: str, blocks: Sequence[MarkedBlock], dangling: Sequence[Marker] = ()
 ) -> list[str]:
-    """Every marker of the page at ``path`` that cannot be honoured, as 'page:line: why', in
-    line order. ``blocks``: the page's blocks in page order; ``dangling``: markers with no block
-    directly below them."""
+    """Every marker of the page that cannot be honoured, as 'page:line: why', in line order;
+    ``dangling``: markers with no block directly below them."""
     problems: list[tuple[int, str]] = []
     context: list[str] = []  # the page's executed Python so far: what an excerpt may use
     for block in blocks:

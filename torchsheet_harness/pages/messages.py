@@ -1,17 +1,13 @@
-"""What a block shows raised or printed: whether an ``% error:`` / ``% warning:`` marker's
-message is in it, and the class shown raising it.
-
-In a ``>>>`` block the message must be in the exception line(s) of a shown traceback (for a
-warning: in what an example printed); in a script (a ``torchrun`` block, whose ranks catch what
-they raise and print it) in the output block after it. Whitespace runs count as one space. The
-shown output is what the test suite compares with what torch printed, so a marker cannot drift
-from its block, and the block cannot stop raising without failing its test. Pure.
-"""
+"""Whether a block shows an ``% error:`` / ``% warning:`` marker's message, and the class shown
+raising it: a ``>>>`` block in a shown exception line (a warning: in what it printed), a script
+in its output block; whitespace runs count as one space. The shown output is what the test
+compares with what torch printed, so a marker cannot drift from its block. Pure."""
 
 from __future__ import annotations
 
-import doctest
 import re
+
+from .excerpts import prompt_examples
 
 TRACEBACK = "Traceback (most recent call last):"
 
@@ -23,9 +19,9 @@ def _squeezed(text: str) -> str:
 def shown_outputs(code: str, output: str | None) -> tuple[list[str], list[str]]:
     """(exception texts, other outputs) a block shows: a doctest's example outputs, or its
     output block (counted as both: a script prints what it caught)."""
-    if code.lstrip().startswith(">>>"):
+    if (examples := prompt_examples(code)) is not None:
         raised, printed = [], []
-        for example in doctest.DocTestParser().get_examples(code):
+        for example in examples:
             if example.exc_msg is not None:
                 raised.append(example.exc_msg)
             elif example.want:

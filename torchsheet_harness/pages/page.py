@@ -1,13 +1,7 @@
 """A page read once: its blocks, each carrying everything known about it, and its problems.
 
-:func:`page_of` is the one reading of a page's text, cached per process by its digest: the
-parser (:mod:`.parser`) makes examples of its blocks, the recorder writes their lines and
-requirements to the results file, the reuse key and the audit take the same object. A
-:class:`Block` holds its place (first and last line, offsets), its section, its ``needs-*``
-requirement, the ``%`` markers directly above it (:mod:`.markers`) and the output block after
-it. :attr:`Page.problems` are the page's collection errors, each 'page:line: why' (fences,
-unknown classes, exemptions without a reason, blocks nothing runs: :mod:`.coverage`).
-"""
+:func:`page_of` is the one reading of a page's text, cached per process by its digest; every
+later step (parser, recorder, reuse key, audit, timings) takes the :class:`Page` it returns."""
 
 from __future__ import annotations
 
@@ -23,7 +17,7 @@ from sybil.parsers.myst.lexers import DirectiveLexer
 from ..locations import line_at, place
 from ..results import page_digest
 from .markers import Marker, parse_marker
-from .requirements import Requirement, RequirementError, parse_classes, shows_deprecation
+from .requirements import SHOWS_DEPRECATION, Requirement, RequirementError, parse_classes
 
 CODE_DIRECTIVES = r"code-block|sourcecode|code"
 _HEADING = re.compile(r"^#{1,6}[ \t]+(?P<title>.+?)[ \t]*#*[ \t]*$", re.MULTILINE)
@@ -78,13 +72,24 @@ class Block:
 
     @property
     def shows_deprecation(self) -> bool:
-        return shows_deprecation(" ".join(self.classes))
+        return SHOWS_DEPRECATION in self.classes
+
+    @property
+    def is_python(self) -> bool:
+        """Python, or a literal-included script: a block whose classes are all its own."""
+        return self.kind == "literalinclude" or self.argument == "python"
 
     @property
     def executed(self) -> bool:
         """Run as Python in-process, as processes, or as a literal-included script."""
-        python = self.kind == "literalinclude" or self.argument == "python"
-        return self.not_run is None and python and not self.is_output
+        return self.not_run is None and self.is_python and not self.is_output
+
+    @property
+    def pasted(self) -> bool:
+        """Python a reader pastes at the prompt (not a script, nor launched as processes)."""
+        launched = self.requirement.torchrun or self.requirement.slurm
+        python = self.argument == "python" and self.kind != "literalinclude"
+        return self.executed and python and not launched
 
     @property
     def runs(self) -> bool:
@@ -111,17 +116,13 @@ def read_page(path: str | Path) -> Page:
     return page_of(str(path), Path(path).read_text(encoding="utf-8"))
 
 
+@cache
 def page_of(path: str, text: str) -> Page:
     """The page ``path`` whose source is ``text``: lexed once per process for each text."""
-    return _lexed(path, page_digest(text), text)
-
-
-@cache
-def _lexed(path: str, digest: str, text: str) -> Page:
     from .coverage import page_problems  # its checks take the Page this module builds
 
     document = Document(text, path)
-    page = Page(path, text, digest, _blocks(document))
+    page = Page(path, text, page_digest(text), _blocks(document))
     problems: list[str] = []
     headings = [
         (match.start(), match["title"])
@@ -171,11 +172,8 @@ def _identify(
         block.included = (Path(page.path).parent / block.argument).resolve()
     where = place(page.path, block.line)
     problems = []
-    names = block.classes
-    if not (block.argument == "python" or block.kind == "literalinclude"):
-        names = tuple(name for name in names if name.startswith("needs-"))
     try:
-        block.requirement = parse_classes(" ".join(names), where)
+        block.requirement = parse_classes(" ".join(block.classes), where, block.is_python)
     except RequirementError as error:
         problems.append(str(error))
     if block.gpu_host:

@@ -1,23 +1,10 @@
 """The Sybil parser for a MyST page: every block of the page read once (:mod:`.page`) becomes
-examples, or the page fails to collect naming page:line.
-
-- ```` ```python ```` and ```` ```{code-block} python ```` blocks: run in the page's namespace
-  as a pasted copy runs at a fresh prompt (:mod:`..run.evaluators`); a block whose source starts
-  with ``>>>`` is a doctest, one example per prompt.
-- ``:class: needs-...``: the requirement (:mod:`.requirements`); a block this machine cannot
-  run is gated (SKIPPED with the reason, after the static check of what cannot run here).
-- ``{literalinclude}`` of a script in ``snippets/``: run as a reader runs it.
-- ``{code-block} text`` with ``:class: output`` right after a block: what that block must print.
-- ``% not-run: reason``: SKIPPED with the reason. ``% gpu-host: reason``: a CPU torchrun block
-  that shows the machine's default device on purpose runs without the GPU-host mode.
-
-Every region is a :class:`PageRegion` carrying its :class:`.page.Block`.
-"""
+examples, each a :class:`PageRegion` carrying its block, or the page fails to collect naming
+page:line. Which block becomes what: MAINTAINING.md, "How a page becomes tests"."""
 
 from __future__ import annotations
 
 from collections.abc import Iterable
-from pathlib import Path
 
 from sybil import Document, Region
 from sybil.parsers.abstract.doctest import DocTestStringParser
@@ -73,27 +60,20 @@ class PageParser:
                 "the warning; a launched block that shows one catches it "
                 "(warnings.catch_warnings) and prints it"
             )
-        if block.kind == "literalinclude":
-            script = (Path(document.path).parent / block.argument).resolve()
-            if not script.is_file():
-                raise RequirementError(f"{where}: literalinclude names a missing file {script}")
-            if launched:
-                evaluator = launcher(requirement)(
-                    requirement, script=script, expected=expected, gpu_host=block.gpu_host
-                )
-            elif script.suffix != ".py":
+        script = block.included  # a literal-included file, run as a script
+        if script is not None and not script.is_file():
+            raise RequirementError(f"{where}: literalinclude names a missing file {script}")
+        if launched:
+            evaluator = launcher(requirement)(
+                requirement, block.source, script, expected, gpu_host=block.gpu_host
+            )
+        elif script is not None:
+            if script.suffix != ".py":
                 raise RequirementError(
                     f"{where}: {block.argument} is not a Python script; declare how it runs "
                     "(needs-torchrun-N or needs-slurm)"
                 )
-            else:
-                evaluator = evaluators.ScriptFile(script, expected)
-            yield PageRegion(block.start, block.stop, None, evaluator, block)
-        elif launched:
-            evaluator = launcher(requirement)(
-                requirement, source=block.source, expected=expected, gpu_host=block.gpu_host
-            )
-            yield PageRegion(block.start, block.stop, block.source, evaluator, block)
+            evaluator = evaluators.ScriptFile(script, expected)
         elif block.code.startswith(">>>"):
             if block.output_block is not None:
                 raise RequirementError(
@@ -104,9 +84,11 @@ class PageParser:
             for region in self.doctest_parser(block.code, document.path):
                 region.adjust(whole, block.source)
                 yield PageRegion(region.start, region.end, region.parsed, region.evaluator, block)
+            return
         else:
             evaluator = prompt.PythonBlock(expected)
-            yield PageRegion(block.start, block.stop, block.source, evaluator, block)
+        parsed = None if script is not None else block.source
+        yield PageRegion(block.start, block.stop, parsed, evaluator, block)
 
 
 def launcher(requirement: Requirement) -> type:

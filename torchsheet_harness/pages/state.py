@@ -1,13 +1,9 @@
 """Start every page as a fresh ``python`` prompt starts, and put global state back after it.
 
-A page is one namespace evaluated in order, as a reader pastes its blocks into one fresh
-interpreter. Before its first block: the namespace holds only what a fresh prompt's ``__main__``
-holds (no name of the harness's), Python's, NumPy's and torch's generators are seeded from fresh
-entropy as a new process's are (a block that prints something random without seeding it fails),
-default print options, a fresh temporary working directory (files a page saves land there).
-After its last block: every piece of global torch state a page may change is restored, so one
-page cannot change another page's output.
-"""
+Before its first block: only what a fresh prompt's ``__main__`` holds, generators seeded from
+fresh entropy (a block that prints something random without seeding it fails), default print
+options, an empty working directory. After its last: every global torch state a page may change
+is restored, so one page cannot change another page's output."""
 
 from __future__ import annotations
 

@@ -1,23 +1,7 @@
-"""pytest wiring: each page example carries its block, which gives its markers, its timeout,
-the location of its skip (one SKIPPED line per block) and the per-run summary line. The results
-file is written by :mod:`.recorder`.
-
-- A page block runs in-process under a timeout of its own, ``torchsheet_block_timeout``
-  (ini option, default 120 s; ``-o torchsheet_block_timeout=300`` for one run, 0 for none);
-  ``--timeout`` on the command line applies to every test instead. Blocks run as processes
-  (torchrun, Slurm, snippets) keep the suite's ``timeout`` and their launchers' own.
-- A plain block that raises is reported as 'page:line: Exception: message' and the line that
-  raised; the whole traceback with ``--tb=long``.
-- ``--torchsheet-gpu-host`` runs every CPU torchrun block as on a machine whose accelerator is
-  CUDA (:mod:`..run.gpu_host`); ``--torchsheet-gpus-visible`` (a GPU runner) lets such a block's
-  ranks see the machine's GPUs instead of hiding them.
-- When a run selects part of a page (``-k section-slug``, ``page.md::line:N``, ``--lf``), the
-  deselected in-process blocks before a selected one run first, untested, so the selected
-  block finds the names it needs; if one of them fails, the selected block errors naming it.
-
-The block travels with every report as the user property ``torchsheet_block`` (a plain dict, so
-it reaches the pytest-xdist controller), read back with :func:`block_of_report`.
-"""
+"""pytest wiring: each page example gets its block's markers, its timeout, one SKIPPED line per
+block, a short failure ('page:line: Exception: message'), and the deselected blocks a partial
+selection needs first; and the run's summary line. The options: CONTRIBUTING.md, "Running part
+of a page". The block travels with every report as the user property ``torchsheet_block``."""
 
 from __future__ import annotations
 
@@ -29,14 +13,13 @@ from unittest import SkipTest
 
 import pytest
 from sybil import Example
-from sybil.evaluators.doctest import DocTestEvaluator
 from sybil.example import SybilFailure
 from sybil.integration.pytest import SybilItem
 
 from ..locations import display_path, place
 from ..pages.page import Block
 from ..pages.parser import block_of
-from ..run import evaluators, gpu_host, prompt
+from ..run import gpu_host
 
 MARKERS = {
     "gpu": "needs at least one CUDA GPU (run with `pytest -m gpu` on a GPU runner)",
@@ -93,17 +76,8 @@ def block_of_item(item: pytest.Item) -> Block | None:
 
 
 def block_of_report(report: pytest.TestReport) -> dict[str, Any] | None:
-    """The block a report is about: its ``line``, ``not_run`` (whether it is exempted) and
-    ``examples`` (how many the block has); the rest the controller reads from the page."""
+    """The block a report is about: its ``line``, ``not_run`` and ``examples`` (how many it has)."""
     return dict(report.user_properties).get(BLOCK_PROPERTY)
-
-
-def runs_in_process(example: Example) -> bool:
-    """Whether the example is code run in the page's namespace (not a script or a launch)."""
-    evaluator = example.region.evaluator
-    if isinstance(evaluator, evaluators.Gated):
-        evaluator = evaluator.inner
-    return isinstance(evaluator, (prompt.PythonBlock, DocTestEvaluator))
 
 
 def block_timeout(config: pytest.Config) -> float | None:
@@ -130,7 +104,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         requirement = block.requirement
         for name in requirement.markers:
             item.add_marker(name)
-        if timeout and runs_in_process(item.example) and not item.get_closest_marker("timeout"):
+        if timeout and block.pasted and not item.get_closest_marker("timeout"):
             item.add_marker(pytest.mark.timeout(timeout))
         count = examples[id(item.example.document), block.line]
         described = {"line": block.line, "not_run": block.not_run is not None, "examples": count}
@@ -175,10 +149,7 @@ def pytest_collection_finish(session: pytest.Session) -> None:
                 item = selected.get(id(example.region))
                 block = block_of(example.region)
                 if item is None:
-                    gated = block is not None and (
-                        not block.requirement.is_cpu_only or block.not_run is not None
-                    )
-                    if block is None or (runs_in_process(example) and not gated):
+                    if block is None or (block.pasted and block.requirement.is_cpu_only):
                         pending.append(example)
                 elif pending and (block is None or block.requirement.is_cpu_only):
                     setattr(item, _NEEDS, pending)

@@ -1,24 +1,6 @@
-"""pytest plugin: after a run, record per page and per block what passed, failed and was skipped.
-
-The only writer of the results files (:mod:`..results` owns their format; the docs build reads
-them). Each environment (torch, CPU or CUDA device, Python) has a file of its own, so runs on
-other torch versions or on a GPU runner add to the picture instead of replacing it.
-
-- Written by the controller only (under pytest-xdist, reports reach it through
-  ``pytest_runtest_logreport``). Every page a run touched is written whole: each block's lines
-  and requirement come from the page as read (:mod:`..pages.page`, once in this process), and an
-  outcome is added for a block whose every example ran (a run that selects part of a page:
-  ``-m gpu``, ``-k``, ``--lf``, a stop on the first failure, records the blocks it ran only).
-  A failure is recorded even from a block cut short.
-- Timed: each block's ``seconds`` (its examples' setup, call and teardown); slow CPU blocks are
-  named in the terminal summary (:mod:`.timings`).
-- A page whose every block ran and none failed gets its ``reuse`` digest; a sheet-side test file
-  (``tests/sheet/``) whose tests all passed in a run that selected no part of it gets its own
-  (:mod:`..reuse_key`), for ``--torchsheet-reuse``.
-
-``--torchsheet-expect-gpu`` (what ``nox -s gpu`` passes) turns a GPU run that tests nothing into
-a failure: no CUDA device visible, a CPU build of torch, or every selected block skipped.
-"""
+"""pytest plugin, in the controller: after a run, record per page and per block what passed,
+failed and was skipped; the only writer of the results files (rules: MAINTAINING.md, "Results
+files"). ``--torchsheet-expect-gpu`` fails a GPU run that tested nothing."""
 
 from __future__ import annotations
 
@@ -28,8 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from .. import environment as environments
-from .. import results, results_paths, reuse_key
+from .. import results, reuse_key
+from ..environment import current as current_environment
+from ..environment import fingerprint, gpu_run_refusal
 from ..pages.page import Block, read_page
 from . import block_of_report, timings
 
@@ -42,7 +25,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         default=None,
         metavar="PATH",
         help="where to record per-block results for the docs build: a .json file or a folder "
-        f"that receives <environment>.json (default: ${results_paths.RESULTS_ENV} or "
+        f"that receives <environment>.json (default: ${results.RESULTS_ENV} or "
         "docs/_build/results/; empty: do not write)",
     )
     parser.addoption(
@@ -146,13 +129,9 @@ def _skip_reason(report: pytest.TestReport) -> str:
     return str(report.longrepr)
 
 
-environment = environments.current  # this process's torch, CUDA build, device and Python
-gpu_run_refusal = environments.gpu_run_refusal
-
-
 def recorded_path(config: pytest.Config, found: results.Environment) -> Path | None:
     """The results file this run writes (and ``--torchsheet-reuse`` reads)."""
-    return results_paths.output_path(
+    return results.output_path(
         config.getoption("--torchsheet-results", None),
         docs=config.rootpath / "docs",
         environment=found,
@@ -173,7 +152,7 @@ def pytest_configure(config: pytest.Config) -> None:
     if hasattr(config, "workerinput"):  # a pytest-xdist worker: the controller records
         return
     if config.getoption("--torchsheet-expect-gpu"):
-        if (why := gpu_run_refusal(environment())) is not None:
+        if (why := gpu_run_refusal(current_environment())) is not None:
             raise pytest.UsageError(f"torchsheet GPU run refused: {why}")
     config.pluginmanager.register(ResultsRecorder(config), "torchsheet-results-recorder")
 
@@ -199,10 +178,8 @@ class ResultsRecorder:
         passes = {}
         for name, outcomes in self.record.test_files.items():
             if outcomes == {"passed"}:
-                inputs = reuse_key.declared_inputs(self.config.rootpath / name)
-                key = reuse_key.test_file_key(
-                    self.config.rootpath / name, inputs, self.config.rootpath, harness, env
-                )
+                root = self.config.rootpath
+                key = reuse_key.test_file_key(root / name, root, harness, env)
                 passes[name] = {"reuse": key, "finished": finished}
         return passes
 
@@ -214,9 +191,9 @@ class ResultsRecorder:
         if not record.reports and not record.collection_errors and not record.test_files:
             if not expect_gpu:
                 return  # nothing to record: no torch import, no CUDA context
-        found = environment()
+        found = current_environment()
         harness = reuse_key.harness_digest(self.config.rootpath)
-        env = environments.fingerprint(found)
+        env = fingerprint(found)
         pages = record.entries(finished, harness, env)
         self.summary += timings.slow_blocks(record.call_seconds, record.docs)
         if expect_gpu:

@@ -1,17 +1,7 @@
-"""``--torchsheet-reuse``: a page or sheet-side test file whose recorded pass still holds is not
-run again.
-
-Like jupyter-cache's and sphinx-gallery's caches: a page is left out of the collection when its
-entry in this run's results file (the one the run would write, :func:`.recorder.recorded_path`)
-carries the ``reuse`` digest the page has now (:mod:`..reuse_key`: page source, included files,
-harness, environment; written for a whole-page pass only). A test file of ``tests/sheet/`` is
-left out the same way, by the digest of its source, the test support, the files its
-``torchsheet_inputs`` marker declares, the harness and the environment. The entries stay, so the
-site keeps showing the pages verified from their records. Every other selected page runs, with
-the reason printed when it had a record. A file named on the command line always runs. Under
-pytest-xdist every process decides from the same file, read before anything runs. CI never
-reuses: the option is refused when ``CI=true``.
-"""
+"""``--torchsheet-reuse``: a page or sheet-side test file whose recorded pass still holds (its
+``reuse`` digest, :mod:`..reuse_key`, is what it is now) is left out of the collection. Decided
+once, at configure time, by every xdist process from the same file; refused on CI. The rules:
+MAINTAINING.md, "Reusing recorded passes"."""
 
 from __future__ import annotations
 
@@ -65,19 +55,17 @@ class Reuse:
         harness, env = reuse_key.harness_digest(root), environment.fingerprint(found)
         base = config.invocation_params.dir
         named = {(base / arg.split("::")[0]).resolve() for arg in config.args}
-        for source in page_files(root / "docs"):
-            name = source.relative_to(root / "docs").as_posix()
-            entry = data["pages"].get(name)
-            if self.selected(source, named) and entry is not None:
+        records = {f"docs/{page}": entry for page, entry in data["pages"].items()}
+        records.update(data.get("test_files", {}))
+        for source in [*page_files(root / "docs"), *sorted((root / SHEET_TESTS).glob("test_*.py"))]:
+            shown = source.relative_to(root).as_posix()
+            if (entry := records.get(shown)) is None or not self.selected(source, named):
+                continue
+            if source.suffix == ".md":
                 key = reuse_key.page_key(read_page(source), root, harness, env)
-                self.decide(source, f"docs/{name}", entry, key)
-        for source in sorted((root / SHEET_TESTS).glob("test_*.py")):
-            name = source.relative_to(root).as_posix()
-            entry = data.get("test_files", {}).get(name)
-            if self.selected(source, named) and entry is not None:
-                inputs = reuse_key.declared_inputs(source)
-                key = reuse_key.test_file_key(source, inputs, root, harness, env)
-                self.decide(source, name, entry, key)
+            else:
+                key = reuse_key.test_file_key(source, root, harness, env)
+            self.decide(source, shown, entry, key)
 
     @staticmethod
     def selected(source: Path, named: set[Path]) -> bool:

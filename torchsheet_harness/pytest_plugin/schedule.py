@@ -1,17 +1,7 @@
-"""Under pytest-xdist, hand out the longest files first, so that no long file starts last.
-
-``--dist loadfile`` makes each file one unit of work, handed to whichever worker is free, in the
-order of the collection. xdist itself first reorders the units by their number of tests
-(``--loadscope-reorder``): pages with a hundred quick examples go first, and a file of a few
-tests that each launch processes for a minute can go last, keeping one worker busy long after
-the other ran out of work. Here the files are ordered by their expected cost instead, the
-longest first (the classic longest-processing-time rule), estimated from each item's markers: a
-launch (``distributed``, ``slurm``) costs ``LAUNCH_SECONDS`` or ``SLURM_SECONDS``, any other
-page example ``EXAMPLE_SECONDS``, a test ``TEST_SECONDS``. The estimate needs no earlier run (CI
-starts from a fresh clone, so an order from recorded durations would never apply there). Items
-keep their order within a file (a page's blocks run top to bottom); ``LAST`` files go at the
-end whatever their cost; without xdist (``-n 0``) nothing is reordered.
-"""
+"""Under pytest-xdist, hand out the longest files first (the longest-processing-time rule), so that
+no long file starts last: xdist's own order is by test count, which puts a page of a hundred
+quick examples before a file whose few tests each launch processes for a minute. The cost is
+estimated from each item's markers, needing no earlier run (CI starts from a fresh clone)."""
 
 from __future__ import annotations
 

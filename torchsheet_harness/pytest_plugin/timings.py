@@ -1,13 +1,5 @@
-"""Slow blocks: a CPU block over its time budget is named in the run's terminal summary.
-
-The budget is what a reader waits for at a cheat sheet's block before thinking it hangs, on the
-busy 2-core machines the suite runs on: ``IN_PROCESS_BUDGET_SECONDS`` (10 s) for a block run in
-the page's interpreter, ``LAUNCHED_BUDGET_SECONDS`` (60 s) for one run as processes (torchrun,
-Slurm, a snippet script: interpreters started and torch imported per rank). Judged is the
-examples' call time: a page's setup (the first page of a process imports torch) is not the
-block's. Over budget is a line to read, not a failure: the same block takes twice as long on a
-loaded machine. GPU blocks are not judged (their time is the GPU runner's).
-"""
+"""Slow blocks: a CPU block whose examples' call time is over its budget (what a reader waits for
+before thinking it hangs, on a busy 2-core machine) is named in the terminal summary, not failed."""
 
 from __future__ import annotations
 
@@ -29,10 +21,8 @@ def budget(block: Block) -> float | None:
 
 
 def slow_blocks(seconds: dict[tuple[str, int], float], docs: Path) -> list[str]:
-    """One line per CPU block over its budget, 'docs/page.md:42 took 12.3 s (budget 10 s ...)'.
-
-    ``seconds``: each block's call time, by (page under ``docs``, line).
-    """
+    """'torchsheet: slow block docs/page.md:42 took 12.3 s (budget 10 s in process)' for each CPU
+    block over its budget; ``seconds``: each block's call time, by (page under ``docs``, line)."""
     lines = []
     for (page, line), took in sorted(seconds.items(), key=lambda item: -item[1]):
         block = read_page(docs / page).block_at(line)

@@ -1,21 +1,17 @@
-"""Evaluators: each runs one example and returns None on success or a failure message.
-
-Each is a :data:`sybil.typing.Evaluator`. Every message starts with 'page:line' so a reader of
-the pytest report can open the block. Blocks run in the page's interpreter are in :mod:`.prompt`;
-here the gates and a block run as processes of its own (a script, torchrun, Slurm), in a fresh
-temporary directory through :func:`run_in_workdir`. An output that
-differs fails with an :class:`.outputs.OutputMismatch`: the message, with the first differing
-column marked, carrying what the page expected and what was printed (every rank's stdout, rank 0
-first, for torchrun), which ``--update-outputs`` writes back into the page.
-"""
+"""Evaluators (Sybil's: None on success, else a message starting with 'page:line'): the gates, and
+blocks run as processes of their own (a script, torchrun, Slurm) in a fresh temporary directory.
+What cannot run here (a gated block, before it skips) and an included Python script (before it
+runs) are first read by the static check. Blocks run at the page's prompt: :mod:`.prompt`."""
 
 from __future__ import annotations
 
+import doctest
 import os
 import sys
 import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import ClassVar
 from unittest import SkipTest
@@ -23,17 +19,12 @@ from unittest import SkipTest
 from sybil import Example
 from sybil.typing import Evaluator
 
-from ..locations import place
+from ..checks import static_check
+from ..locations import display_path, place
 from ..pages.requirements import Requirement
-from .deprecations import (
-    deprecation_error,
-    launch_filters,
-    reissue_process_warnings,
-    script_line,
-)
+from .deprecations import launch_filters, processes_failure
 from .outputs import OutputMismatch, first_difference, matches
 from .process import run_command
-from .static_gate import static_findings
 
 SNIPPET_TIMEOUT_SECONDS = 180.0
 LAUNCH_TIMEOUT_SECONDS = 180.0
@@ -56,8 +47,7 @@ def padded_source(example: Example, source: str | None = None) -> str:
 
 
 def compare_output(expected: str, got: str, place: str) -> OutputMismatch | None:
-    """None when ``got`` matches the page's ``expected`` output, else expected vs got, with the
-    first differing column marked (the mismatch also carries both, for ``--update-outputs``)."""
+    """None when ``got`` matches the page's ``expected`` output, else an ``OutputMismatch``."""
     if matches(expected, got):
         return None
     message = (
@@ -67,6 +57,36 @@ def compare_output(expected: str, got: str, place: str) -> OutputMismatch | None
         f"{first_difference(expected, got)}"
     )
     return OutputMismatch(message, expected, got)
+
+
+def block_code(example: Example) -> tuple[str, str, int] | None:
+    """(code, path, first line) of the Python an example's block holds: an included script's
+    file, or the block's own code at its page lines; None for a batch script or no block."""
+    block = getattr(example.region, "block", None)
+    if block is None or block.requirement.slurm:
+        return None
+    if block.included is not None:
+        return (block.code, str(block.included), 1) if block.included.suffix == ".py" else None
+    return block.code, example.path, block.line + block.source.line_offset + 1
+
+
+def static_findings(example: Example) -> tuple[str | None, list[str]]:
+    """(the failure message or None, what was left unresolved) for the lines of the example's
+    block (:func:`block_code`) that are ``example``'s: a ``>>>`` example's own, else all."""
+    code = block_code(example)
+    if code is None:
+        return None, []
+    text, path, first_line = code
+    found = static_check.findings(text, path, first_line, example.region.block.shows_deprecation)
+    lines: range | None = None
+    if isinstance(example.parsed, doctest.Example):
+        lines = range(example.line, example.line + example.parsed.source.count("\n"))
+    problems = [message for line, message in found.problems if lines is None or line in lines]
+    unresolved = [message for line, message in found.unresolved if lines is None or line in lines]
+    if problems and path != example.path:  # an included script: name the page showing it
+        where = place(example.path, example.line)
+        problems.insert(0, f"{where}: {display_path(path)} fails the static check")
+    return "\n".join(problems) or None, unresolved
 
 
 @dataclass
@@ -104,8 +124,8 @@ def run_in_workdir(
     expected: str | None,
     script: Path | None = None,
 ) -> str | None:
-    """``run(workdir)`` gives (failure or None, stdout), checked against the page; first, a static
-    check of the included Python ``script`` (:mod:`.static_gate`) may fail it."""
+    """``run(workdir)`` gives (failure or None, stdout), checked against the page; first, the
+    static check of the included Python ``script`` may fail it."""
     if script and (failure := static_findings(example)[0]):
         return failure
     with tempfile.TemporaryDirectory(prefix=prefix) as workdir:
@@ -132,22 +152,15 @@ class ScriptFile:
         env = dict(os.environ, **launch_filters(self.script))
         argv = [sys.executable, str(self.script)]
         finished = run_command(argv, timeout=self.timeout, cwd=workdir, env=env)
-        reissue_process_warnings({"the script": finished.stderr})
-        if not finished.ok:
-            script = str(self.script)
-            deprecated = deprecation_error({"the script": finished.stderr}, script, script_line)
-            failure = f"{self.script.name} failed\n{finished.describe()}"
-            return (f"{deprecated}\n{failure}" if deprecated else failure), ""
-        return None, finished.stdout
+        failure = None if finished.ok else f"{self.script.name} failed\n{finished.describe()}"
+        stderr = {"the script": finished.stderr}
+        return processes_failure(stderr, str(self.script), place, failure), finished.stdout
 
 
 @dataclass
 class LaunchedBlock:
-    """A page block (``source``) or a snippets/ script (``script``) run by a launcher.
-
-    Subclasses say how in :meth:`launch`; the output is checked against the page's.
-    ``gpu_host`` is the reason of the block's ``% gpu-host:`` exemption, if it has one.
-    """
+    """A page block (``source``) or a snippets/ script (``script``) run by a launcher (subclasses
+    say how in :meth:`launch`); ``gpu_host``: the reason of its ``% gpu-host:``, if any."""
 
     requirement: Requirement
     source: str | None = None
@@ -158,9 +171,7 @@ class LaunchedBlock:
     prefix: ClassVar[str] = "torchsheet-block-"
 
     def __call__(self, example: Example) -> str | None:
-        def run(workdir: Path) -> tuple[str | None, str]:
-            return self.launch(example, workdir)
-
+        run = partial(self.launch, example)
         return run_in_workdir(example, self.prefix, run, self.expected, self.script)
 
     def launch(self, example: Example, workdir: Path) -> tuple[str | None, str]:

@@ -1,12 +1,6 @@
-"""Blocks run in the page's interpreter, as a reader's paste runs at a fresh prompt.
-
-A ``>>>`` block is a doctest (Sybil's evaluator; its examples are compiled in the prompt's
-``single`` mode, so a value is echoed); a plain block runs each top-level statement on its own in
-that mode too, so what the prompt would echo is part of what it printed and is checked. A block
-whose code ends the interpreter (``SystemExit``) fails: pasted at a prompt, it would end the
-reader's session. A failure marks the first differing column and carries what the page expected
-and what was printed (an :class:`.outputs.OutputMismatch`), which ``--update-outputs`` reads.
-"""
+"""Blocks run in the page's interpreter, as a reader's paste runs at a fresh prompt: each statement
+compiled in the prompt's ``single`` mode, so what the prompt echoes is checked too; a block that
+ends the interpreter (``SystemExit``) fails, as it would end the reader's session."""
 
 from __future__ import annotations
 
@@ -24,11 +18,8 @@ from .outputs import OPTION_FLAGS, OutputMismatch, first_difference
 
 
 class _RecordingChecker(OutputChecker):
-    """Sybil's checker, remembering the last (want, got) doctest compared.
-
-    For an example that shows a traceback, doctest compares only its exception line(s) with the
-    exception raised; this is how the evaluator learns which.
-    """
+    """Sybil's checker, remembering the last (want, got) compared: for an example that shows a
+    traceback, doctest compares only its exception line(s), and this says which."""
 
     last: tuple[str, str] = ("", "")
 
@@ -65,11 +56,7 @@ class _Runner(DocTestRunner):
 
 
 class DocTestExample(DocTestEvaluator):
-    """Sybil's doctest evaluator, whose failure marks the first differing column and carries
-    what the page expected and what was printed (an :class:`.outputs.OutputMismatch`).
-
-    An example that raised an exception its output does not show fails with a plain message.
-    """
+    """Sybil's doctest evaluator, whose output failure is an :class:`.outputs.OutputMismatch`."""
 
     def __init__(self, optionflags: int = OPTION_FLAGS) -> None:
         self.runner = _Runner(optionflags)
@@ -90,13 +77,8 @@ class DocTestExample(DocTestEvaluator):
 
 @dataclass
 class PythonBlock:
-    """Runs a plain Python block as a pasted copy runs at the prompt, and checks what it printed.
-
-    Each top-level statement is compiled and run on its own in the prompt's mode (``single``),
-    so the value of an expression statement is echoed as the prompt echoes it; the block stops
-    at the first exception, which fails it. ``expected`` is the text of the output block that
-    follows it on the page, or None: a block that prints while the page shows nothing fails.
-    """
+    """Runs a plain block statement by statement in the prompt's mode and checks what it printed
+    (``expected``: its output block's text; None: printing anything fails)."""
 
     expected: str | None = None
 

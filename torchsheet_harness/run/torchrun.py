@@ -1,17 +1,12 @@
-"""Launch a script with the real ``torchrun`` CLI and return every rank's output.
-
-``torchrun --standalone`` picks a free rendezvous port itself, so parallel launches never collide.
-Each rank's stdout and stderr go to files under a log directory (``--redirects 3``), read back per
-rank for checking and for failure reports. The launch runs in its own session with a hard timeout
-(SIGTERM to the whole process group, then SIGKILL): nothing outlives it.
-"""
+"""Launch a script with the real ``torchrun`` CLI (``--standalone``: a free port each, so launches
+run in parallel) and return every rank's output, read from its log files."""
 
 from __future__ import annotations
 
 import os
 import sys
 import tempfile
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -19,8 +14,8 @@ from sybil import Example
 
 from ..locations import place
 from . import gpu_host
-from .deprecations import deprecation_error, launch_filters, reissue_process_warnings, script_line
-from .evaluators import LAUNCH_TIMEOUT_SECONDS, LaunchedBlock, padded_source, where
+from .deprecations import launch_filters, processes_failure
+from .evaluators import LAUNCH_TIMEOUT_SECONDS, LaunchedBlock, padded_source
 from .process import Finished, run_command
 
 
@@ -59,12 +54,8 @@ def _prefixed(rank: int, line: str) -> str:
 
 
 def launch_env(gpus: int, extra: Mapping[str, str] | None = None) -> dict[str, str]:
-    """The environment for a launch: loopback for gloo, and GPUs hidden unless declared.
-
-    A block that declares no GPU runs with its GPUs hidden, except with
-    ``TORCHSHEET_GPUS_VISIBLE=1`` (a GPU runner showing what a reader's machine does); with
-    ``TORCHSHEET_GPU_HOST=1`` its ranks run as on a GPU host (:mod:`.gpu_host`).
-    """
+    """The environment for a launch: loopback for gloo, and the GPUs hidden from a block that
+    declares none (unless ``TORCHSHEET_GPUS_VISIBLE=1``), its ranks in GPU-host mode where on."""
     env = dict(os.environ)
     env.setdefault("GLOO_SOCKET_IFNAME", "lo")
     env.setdefault("OMP_NUM_THREADS", "1")
@@ -91,20 +82,9 @@ def torchrun(
     """Run ``torchrun <torchrun_args> --nproc-per-node nproc script args`` and collect ranks."""
     with tempfile.TemporaryDirectory(prefix="torchsheet-torchrun-") as workdir:
         logs = Path(workdir) / "logs"
-        argv = [
-            sys.executable,
-            "-m",
-            "torch.distributed.run",
-            *torchrun_args,
-            "--nproc-per-node",
-            str(nproc),
-            "--log-dir",
-            str(logs),
-            "--redirects",
-            "3",
-            str(script),
-            *args,
-        ]
+        argv = [sys.executable, "-m", "torch.distributed.run", *torchrun_args]
+        argv += ["--nproc-per-node", str(nproc), "--log-dir", str(logs), "--redirects", "3"]
+        argv += [str(script), *args]
         finished = run_command(argv, timeout=timeout, cwd=cwd or workdir, env=launch_env(gpus, env))
         launch = Launch(finished)
         for log in sorted(logs.glob("*/attempt_*/*/std*.log")):
@@ -132,14 +112,15 @@ class TorchrunBlock(LaunchedBlock):
             env=self.launch_env(script),
             cwd=workdir,
         )
+        shown = self.script or example.path  # a block's own script is padded to its page lines
+
+        def where_line(_: str, line: int) -> str:
+            return place(shown, line)
+
         stderr = {f"rank {rank}": text for rank, text in sorted(launch.rank_stderr.items())}
-        reissue_process_warnings(stderr)
-        if not launch.ok:
-            page_line = script_line if self.script else lambda _, line: where(example, line)
-            deprecated = deprecation_error(stderr, str(script), page_line)
-            failure = f"{self.gpu_host_finding(example, launch)}\n{launch.describe()}"
-            return (f"{deprecated}\n{failure}" if deprecated else failure), ""
-        return None, launch.ranks_stdout()
+        failed = f"{self.gpu_host_finding(launch, where_line)}\n{launch.describe()}"
+        failure = processes_failure(stderr, str(script), where_line, None if launch.ok else failed)
+        return failure, launch.ranks_stdout()
 
     def launch_env(self, script: Path) -> dict[str, str]:
         """The block's own deprecations are errors in its ranks; a block exempted with
@@ -147,15 +128,9 @@ class TorchrunBlock(LaunchedBlock):
         exempt = {gpu_host.GPU_HOST_ENV: "0"} if self.gpu_host is not None else {}
         return {**launch_filters(script), **exempt}
 
-    def gpu_host_finding(self, example: Example, launch: Launch) -> str:
+    def gpu_host_finding(self, launch: Launch, where_line: Callable[[str, int], str]) -> str:
         """What failed: a GPU-host check's finding at its page (or snippet) line, if any."""
         if self.requirement.gpus or self.gpu_host is not None or not gpu_host.gpu_host_mode():
             return "torchrun launch failed"
-
-        def where_line(name: str, line: int) -> str:
-            if self.script is not None and name == self.script.name:
-                return place(self.script, line)
-            return place(example.path, line)  # the block's script is padded to page lines
-
         found = gpu_host.finding(launch.rank_stderr.values(), where_line)
         return found or f"torchrun launch failed: {gpu_host.UNEXPLAINED}"

@@ -1,28 +1,9 @@
 """Sphinx extension: what the tests know about a page, shown on the page.
 
-It reads the doctree (node classes, the ``%`` comments) and the results files (through
-:mod:`torchsheet_harness.results`), and lexes no page: whether a page's markers hold is
-checked when the page is collected (:mod:`torchsheet_harness.pages.markers`).
-
-- :mod:`.reading`: the one ``doctree-read`` pass: markers, purpose, badges, status line.
-- :mod:`.store`: per page what it recorded, per build the results, views and reading order.
-- :mod:`.rendering`: the one pattern: a placeholder at read time, replaced by docutils nodes
-  when the page is written (``doctree-resolved``).
-- :mod:`.verdicts` (merged per page and block, no Sphinx) and :mod:`.status_text` (its words).
-- :mod:`.badges`, :mod:`.status`: above each block and under each title.
-- :mod:`.quick_reference`, :mod:`.pitfalls_index`, :mod:`.errors_index` (with
-  :mod:`.evidence`): the three indexes built from the markers.
-- :mod:`.overview`: ``{page-overview}`` and the meta description; :mod:`.run_times`:
-  ``{run-times}``; :mod:`.environments`: ``{verified-environments}``.
-- :mod:`.search` (with ``search.js``): the search finds an error's entry from a pasted line or
-  traceback (any query word listed, rarer words weighing more); :mod:`.copy_text`: the copy
-  button's text also pastes at the classic ``python`` prompt.
-
-``extensions = [..., "torchsheet_harness.sphinx_ext"]``; ``torchsheet_results`` names the
-results files and folders to read, separated by ``os.pathsep`` (``torchsheet_results_file`` is
-the older name; path rule: :mod:`torchsheet_harness.results_paths`); ``torchsheet_matrix`` the
-torch versions tested; ``torchsheet_errors_evidence`` the errors evidence file.
-"""
+It reads the doctree and the results files, and lexes no page: whether a page's markers hold is
+checked when the page is collected. Its modules, one job each: MAINTAINING.md, "Where the
+harness lives". Config: ``torchsheet_results`` (``torchsheet_results_file``, its older name),
+``torchsheet_matrix``, ``torchsheet_errors_evidence``."""
 
 from __future__ import annotations
 
@@ -34,7 +15,6 @@ from . import (
     copy_text,
     environments,
     errors_index,
-    evidence,
     overview,
     pitfalls_index,
     quick_reference,
@@ -44,6 +24,7 @@ from . import (
     search,
     store,
 )
+from .rendering import directive
 
 
 def setup(app: Sphinx) -> dict[str, Any]:
@@ -51,13 +32,13 @@ def setup(app: Sphinx) -> dict[str, Any]:
     app.add_config_value("torchsheet_results_file", None, "env", types=[str, type(None)])
     app.add_config_value("torchsheet_matrix", (), "env", types=[tuple, list])
     app.add_config_value("torchsheet_errors_evidence", None, "env", types=[str, type(None)])
-    app.add_directive("page-overview", overview.PageOverview)
+    app.add_directive("page-overview", directive(overview.page_overview))
     app.add_directive("quick-reference", quick_reference.QuickReference)
-    app.add_directive("pitfalls", pitfalls_index.Pitfalls)
-    app.add_directive("errors", errors_index.Errors)
+    app.add_directive("pitfalls", directive(pitfalls_index.pitfalls_index))
+    app.add_directive("errors", directive(errors_index.errors_index))
     app.add_role("errors-count", errors_index.errors_count_role)
-    app.add_directive("run-times", run_times.RunTimes)
-    app.add_directive("verified-environments", environments.VerifiedEnvironments)
+    app.add_directive("run-times", directive(run_times.run_times))
+    app.add_directive("verified-environments", directive(environments.verified_environments))
     # After sphinx-copybutton's own config-inited (priority 500): the copied text pastes at the
     # classic prompt too.
     app.connect("config-inited", copy_text.wrap_copybutton, priority=900)
@@ -67,9 +48,9 @@ def setup(app: Sphinx) -> dict[str, Any]:
     app.connect("env-get-outdated", store.reread_warned)
     app.connect("env-get-updated", store.rewritten)
     app.connect("doctree-read", reading.read_page)
-    app.connect("doctree-read", overview.add_description)
     app.connect("env-check-consistency", quick_reference.check_sections)
-    app.connect("env-check-consistency", evidence.check_evidence)
+    app.connect("env-check-consistency", errors_index.check_evidence)
     app.connect("doctree-resolved", rendering.render_placeholders)
-    search.register(app)
+    app.connect("builder-inited", search.copy_script)
+    app.connect("html-page-context", search.add_script)
     return {"version": "2", "parallel_read_safe": True, "parallel_write_safe": True}

@@ -1,17 +1,9 @@
-"""Badges above code blocks: what a block needs, or that it is shown but not run.
+"""Badges above code blocks: what a block needs, or that it is shown but not run, from the same
+:class:`~torchsheet_harness.pages.requirements.Requirement` that gates its test.
 
-A block's ``needs-*`` classes, read from its literal block in the doctree, become a badge from
-the same :class:`~torchsheet_harness.pages.requirements.Requirement` that gates its test; an
-unknown class is a build warning naming page:line (``-W`` makes it fail), and the page is read
-again by every later build until it is fixed. A block under ``% not-run: reason`` gets a
-discreet "not run" badge.
-
-The badge is a placeholder until the page is written (:mod:`.rendering`): where the recorded
-runs disagree about the block (:func:`.verdicts.block_verdict`: it failed in some environment,
-or was verified in some and skipped in others), it carries one more line saying where, in its
-tooltip too; a CPU block, otherwise unbadged, gets one ("failing", "partly verified") for it. A
-block verified in every run that recorded it says nothing more.
-"""
+An unknown ``needs-*`` class is a build warning naming page:line, and the page is read again by
+every build until it is fixed. Rendered at write time: where the recorded runs disagree about
+the block, the badge says where (a CPU block gets one only then)."""
 
 from __future__ import annotations
 
@@ -20,17 +12,17 @@ from sphinx.application import Sphinx
 
 from ..locations import place
 from ..pages.markers import Marker
-from ..pages.requirements import RequirementError, parse_classes
+from ..pages.requirements import Requirement, RequirementError, parse_classes
 from . import store
 from .rendering import code_text, placeholder
 from .verdicts import block_verdict
 
-CPU_HOW = "Runs on CPU; tested on every run of the suite."
+CPU_HOW = Requirement().how_to_run
 
 
 class block_badge(placeholder):  # noqa: N801 (docutils node names)
-    """Before a block: ``label`` ('' for a CPU block), ``how`` it is run, ``kinds`` (CSS
-    classes), its ``line``. Rendered with the recorded verdict, wrapping the block."""
+    """Before a block: ``label`` ('' for a CPU block), ``how`` it is run, ``kinds`` (CSS classes),
+    its ``line``; rendered with the recorded verdict, wrapping the block."""
 
     def render(self, app: Sphinx, docname: str) -> list[nodes.Node]:
         view = store.view(app, docname)
@@ -60,6 +52,7 @@ def place_badge(
     declares a need; a warning for a need the harness does not know."""
     included = bool(node.get("source")) and node["source"] != node.source
     runs = included or node.get("language") == "python"
+    classes = " ".join(node["classes"])
     if included:
         node["classes"].append("ts-script")  # run as a script, not pasted
     not_run = next((marker.text for marker in markers if marker.kind == "not-run"), None)
@@ -68,20 +61,15 @@ def place_badge(
         how = f"Shown, not run by the tests: {not_run}."
         badge = block_badge(label="not run", how=how, kinds="ts-not-run", line=node.line)
     else:
-        names = [n for n in node["classes"] if runs or n.startswith("needs-")]
-        if not runs and not names:
-            return
         try:
             where = place(node.source or node.document["source"], node.line or 0)
-            requirement = parse_classes(" ".join(n for n in names if n != "ts-script"), where)
+            requirement = parse_classes(classes, where, runs)
         except RequirementError as error:
             store.warn_until_fixed(app, str(error), "requirement")
             return
-        if requirement.is_cpu_only:
-            badge = block_badge(label="", how=CPU_HOW, kinds="", line=node.line)
-        else:
-            kinds = " ".join(f"ts-needs-{marker}" for marker in requirement.markers)
-            badge = block_badge(
-                label=requirement.label, how=requirement.how_to_run, kinds=kinds, line=node.line
-            )
+        if not runs and requirement.is_cpu_only:
+            return  # a block that neither runs nor declares a need
+        label = "" if requirement.is_cpu_only else requirement.label  # '': a CPU block
+        kinds = " ".join(f"ts-needs-{marker}" for marker in requirement.markers)
+        badge = block_badge(label=label, how=requirement.how_to_run, kinds=kinds, line=node.line)
     block.parent.insert(block.parent.index(block), badge)

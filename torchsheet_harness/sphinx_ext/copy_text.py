@@ -1,14 +1,6 @@
-"""The copy button's text: copybutton's formatCopyText followed by torchsheet's pasteReady, and
-its tooltip.
-
-What the text is and why (the prompts stripped, the blank-line rule that makes it paste at the
-classic ``python`` prompt), and its Python port that the page run checks every block with:
-:mod:`torchsheet_harness.pages.copy_text`. Here only the site's side: :func:`wrap_copybutton`
-puts ``paste_ready.js`` around the formatCopyText that sphinx-copybutton builds from the settings
-docs/conf.py gives it (``PAGE_SETTINGS``), and sets the button's tooltip (:data:`COPY_TOOLTIP`),
-which says once what a REPL that runs a paste as one input shows of a block
-(docs/verification.md, "Pasting into a REPL").
-"""
+"""The copy button on the site: :func:`wrap_copybutton` puts ``paste_ready.js`` around the
+formatCopyText sphinx-copybutton builds, and sets the button's tooltip. What the text is and
+why: :mod:`torchsheet_harness.pages.copy_text`, its Python port."""
 
 from __future__ import annotations
 

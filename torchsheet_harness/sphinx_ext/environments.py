@@ -1,12 +1,5 @@
-"""``{verified-environments}``: the torch matrix and, per environment, when a run verified it.
-
-One row per results file the build read (:mod:`..results`): torch, device, Python, when its
-latest run of a page finished, how many pages it verified as they are now (a page edited since
-does not count) and how many blocks passed there. Above the table, the matrix
-(``noxfile.TORCH_VERSIONS``, config ``torchsheet_matrix``) with its newest version, and for
-each version whether this build has a run of it: a reader sees whether the newest release is
-covered, and since when.
-"""
+"""``{verified-environments}``: the torch matrix and, per results file, when a run verified it:
+a reader sees whether the newest release is covered, and since when."""
 
 from __future__ import annotations
 
@@ -15,7 +8,6 @@ from pathlib import Path
 
 from docutils import nodes
 from sphinx.application import Sphinx
-from sphinx.util.docutils import SphinxDirective
 
 from .. import results
 from ..matrix import release, version_key
@@ -50,12 +42,6 @@ class verified_environments(placeholder):  # noqa: N801 (docutils node names)
         return [*body, table(COLUMNS, lines, ["ts-environments"])]
 
 
-class VerifiedEnvironments(SphinxDirective):
-    def run(self) -> list[nodes.Node]:
-        store.record(self.env).shows_others = True
-        return [verified_environments()]
-
-
 @dataclass(frozen=True)
 class Row:
     """What one environment's results file says about the pages as they are now."""
@@ -75,13 +61,7 @@ def rows(recorded: list[Results], docs: Path) -> list[Row]:
     found = []
     for data in recorded:
         environment = data["environment"]
-        fresh = {
-            page: entry
-            for page, entry in data["pages"].items()
-            if (docs / page).is_file()
-            and entry.get("sha256")
-            == results.page_digest((docs / page).read_text(encoding="utf-8"))
-        }
+        fresh = results.current_pages(data, docs)
         blocks = [block for entry in fresh.values() for block in entry.get("blocks", {}).values()]
         found.append(
             Row(

@@ -1,26 +1,27 @@
-"""``{errors}``: every message a block shows torch raising, by area; ``{errors-count}``: how many.
-
-Entries come from ``% error: <message>`` and ``% warning: <message>`` markers, each with the
-``% alias: <older wording> | <where printed>`` lines after it. An area is the page the entries
-are on (a troubleshooting page), titled by it with its count, the areas in reading order and
-the messages sorted within each. Each entry shows the class and the message (the class the
-block shows raising it), its older wordings, a link to its section, and whether its block needs
-hardware or is not verified in this build (dashed, why on the link's tooltip). The role
-``{errors-count}`messages``` renders "49 messages" (the home page says how many are indexed).
-"""
+"""``{errors}``: every message a block shows torch raising (``% error:``, ``% warning:``, with their
+``% alias:`` wordings), by area: the page it is on; ``{errors-count}``: how many. And the errors
+evidence file (``torchsheet_errors_evidence``): a row whose ``page`` is set promises that page a
+marker whose text is the row's ``marker``; a broken promise is a build warning naming the file
+and row (a missing file is not an error)."""
 
 from __future__ import annotations
 
+import csv
+from pathlib import Path
+from typing import Any
+
 from docutils import nodes
 from sphinx.application import Sphinx
-from sphinx.util.docutils import SphinxDirective
+from sphinx.util import logging
 
+from ..locations import display_path
 from ..pages.markers import Message, messages_of
 from ..pages.messages import raised_class
 from . import store
 from .rendering import cell, inline_placeholder, link, placeholder, slug, table
 from .status_text import unverified_reason
 
+logger = logging.getLogger(__name__)
 #: What an entry says about a block that needs hardware the CPU test run lacks.
 NEEDS = {"needs-cuda": "needs CUDA", "needs-gpus": "needs GPUs", "needs-slurm": "needs Slurm"}
 HEADER = ("The message", "Shown in")
@@ -103,9 +104,37 @@ def errors_count_role(name, rawtext, text, lineno, inliner, options=None, conten
     return [errors_count(noun=text)], []
 
 
-class Errors(SphinxDirective):
-    """``{errors}``: every marked message, by area."""
+def marker_texts(env: Any, docname: str) -> set[str]:
+    """The messages and older wordings the markers of page ``docname`` name."""
+    page = store.records(env).get(docname, store.PageRecord())
+    messages = [message for block in page.blocks for message in messages_of(block.markers)]
+    return {text for m in messages for text in (m.text, *(wording for wording, _ in m.aliases))}
 
-    def run(self) -> list[nodes.Node]:
-        store.record(self.env).shows_others = True
-        return [errors_index()]
+
+def check_evidence(app: Sphinx, env: Any) -> None:
+    """env-check-consistency: each row with a page has its marker there."""
+    if not app.config.torchsheet_errors_evidence:
+        return
+    path = Path(app.confdir, app.config.torchsheet_errors_evidence).resolve()
+    if not path.is_file():
+        return
+    shown = display_path(path, Path(app.confdir).parent)
+    with path.open(encoding="utf-8", newline="") as handle:
+        reader = csv.DictReader(handle)
+        for row in reader:
+            page = (row.get("page") or "").strip()
+            if not page:
+                continue
+            docname = page.removeprefix("docs/").removesuffix(".md")  # either form names it
+            if docname not in env.found_docs:
+                why = f"page {page!r} is not a page of the site"
+            elif (row.get("marker") or "").strip() in marker_texts(env, docname):
+                continue
+            else:
+                why = (
+                    f"no '% error:', '% warning:' or '% alias:' marker on {page} has the text "
+                    f"{row.get('marker', '')!r}"
+                )
+            logger.warning(
+                f"{shown}:{reader.line_num}: {why}", type="torchsheet", subtype="evidence"
+            )

@@ -1,20 +1,12 @@
-"""What each page is for: its purpose sentence, as the page overview and the meta description.
-
-Every page starts with a title and one sentence on what it is for (a build warning otherwise,
-:mod:`.reading`). ``{page-overview}`` lists every page in reading order with its title and that
-sentence; the sentence is also the page's ``<meta name="description">`` (a docutils ``meta``
-node, as the ``meta`` directive makes).
-"""
+"""``{page-overview}``: every page in reading order, with its title and purpose sentence."""
 
 from __future__ import annotations
 
 from docutils import nodes
 from sphinx.application import Sphinx
-from sphinx.util.docutils import SphinxDirective
 
 from . import store
 from .rendering import link, placeholder
-from .status import purpose_of
 
 
 class page_overview(placeholder):  # noqa: N801 (docutils node names)
@@ -31,17 +23,3 @@ class page_overview(placeholder):  # noqa: N801 (docutils node names)
                 line += nodes.inline("", f"— {purpose}", classes=["ts-purpose"])
             items += nodes.list_item("", line, classes=[f"ts-overview-depth-{depth}"])
         return [items]
-
-
-class PageOverview(SphinxDirective):
-    """``{page-overview}``: every page in reading order, with its purpose sentence."""
-
-    def run(self) -> list[nodes.Node]:
-        store.record(self.env).shows_others = True
-        return [page_overview()]
-
-
-def add_description(app: Sphinx, document: nodes.document) -> None:
-    """doctree-read: the purpose sentence as the page's meta description."""
-    if purpose := purpose_of(document):
-        document.insert(0, nodes.meta(name="description", content=purpose))

@@ -1,15 +1,10 @@
-"""``{pitfalls}``: every trap a page marks, one row each, linked to the block that shows it.
-
-Rows come from ``% pitfall: <the mistake> | <what it does> | <the fix>`` markers, in reading
-order; each links to the anchor placed right before its block (:mod:`.reading`). A row whose
-block is not verified in this build is dashed, with why on its link's tooltip.
-"""
+"""``{pitfalls}``: every ``% pitfall:`` of the pages, one row each, linked to the block that shows
+it (an unverified block's row dashed, with why on its tooltip)."""
 
 from __future__ import annotations
 
 from docutils import nodes
 from sphinx.application import Sphinx
-from sphinx.util.docutils import SphinxDirective
 
 from ..pages.markers import pitfall_of
 from . import store
@@ -49,11 +44,3 @@ def _row(app: Sphinx, docname: str, block: store.MarkedBlock, pitfall) -> nodes.
         cell(where, classes=["ts-pitfall-where"]),
         classes=classes,
     )
-
-
-class Pitfalls(SphinxDirective):
-    """``{pitfalls}``: the table of every marked trap."""
-
-    def run(self) -> list[nodes.Node]:
-        store.record(self.env).shows_others = True
-        return [pitfalls_index()]

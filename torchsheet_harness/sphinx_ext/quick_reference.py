@@ -1,12 +1,8 @@
-"""``{quick-reference}``: under each section its content names (one per line, in order), the
-lines of every block marked ``% quickref: <section>`` on the pages, in reading order, each
-linked to the page section it comes from.
+"""``{quick-reference}``: under each section its content names, the lines of every block marked
+``% quickref: <section>``, in reading order, each linked to its section.
 
-The lines are the block's own (:func:`~torchsheet_harness.pages.excerpts.excerpt_lines`, the
-same reading the page side checks at collection): nothing is retyped. A line whose block is not
-verified in this build is dashed, with why on its link's tooltip. A marker naming a section the
-sheet does not show is a build warning naming page:line (``env-check-consistency``).
-"""
+The lines are the block's own (:func:`~torchsheet_harness.pages.excerpts.excerpt_lines`): nothing
+is retyped. A line whose block is not verified in this build is dashed, with why on its tooltip."""
 
 from __future__ import annotations
 

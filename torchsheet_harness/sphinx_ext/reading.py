@@ -1,14 +1,8 @@
 """Reading a page (``doctree-read``): its ``%`` markers, its purpose, its badges and status line.
 
-One pass over the page's literal blocks. A block's markers are the lines of the comment node
-right before it (or before its caption wrapper): MyST merges consecutive ``%`` lines into one
-comment, whose own line is unreliable, while a literal block's ``line`` is its opening fence, so
-marker ``i`` of ``n`` sits on line ``fence - n + i``. A block with a quickref, pitfall, error or
-warning marker is recorded for the indexes (:class:`.store.MarkedBlock`), with an anchor for a
-pitfall to link to. Whether a marker is well-formed and honoured is the page side's check
-(:func:`~torchsheet_harness.pages.markers.page_marker_problems`, at collection): the site
-re-checks none of it.
-"""
+MyST merges consecutive ``%`` lines into one comment node whose own line is unreliable, while a
+literal block's ``line`` is its opening fence: so marker ``i`` of ``n`` sits on line
+``fence - n + i``. Whether a marker holds is the page side's check; the site re-checks none."""
 
 from __future__ import annotations
 
@@ -61,7 +55,9 @@ def read_page(app: Sphinx, document: nodes.document) -> None:
     """doctree-read: record the page, badge its blocks, place its status line."""
     page = store.record(app.env)
     page.purpose = status.purpose_of(document) or ""
-    if not page.purpose:
+    if page.purpose:  # also the page's <meta name="description">, as the meta directive makes
+        document.insert(0, nodes.meta(name="description", content=page.purpose))
+    else:
         store.warn_until_fixed(app, (
             f"{place(document['source'], 1)}: no purpose sentence directly under the title; "
             "start the page with '# Title' and one sentence on what it is for"

@@ -1,11 +1,6 @@
-"""The one pattern for everything the build shows from the results or from other pages.
-
-A directive (or the page reader) puts a :class:`placeholder` in the doctree when the page is
-read; when the page is written, :func:`render_placeholders` (``doctree-resolved``) replaces each
-with the docutils nodes its :meth:`~placeholder.render` builds from the results and the other
-pages' records, as ``sphinx.ext.todo`` does with its list. Also here: the few node builders the
-renderers share (a link to a page's section, inline code from backticks, a table).
-"""
+"""The one pattern for what the build shows from the results or from other pages: a
+:class:`placeholder` put in the doctree when the page is read, replaced by its ``render`` when
+the page is written (as ``sphinx.ext.todo`` does); and the node builders the renderers share."""
 
 from __future__ import annotations
 
@@ -14,6 +9,9 @@ from collections.abc import Iterable, Sequence
 
 from docutils import nodes
 from sphinx.application import Sphinx
+from sphinx.util.docutils import SphinxDirective
+
+from . import store
 
 
 class placeholder(nodes.General, nodes.Element):  # noqa: N801 (docutils node names)
@@ -25,6 +23,18 @@ class placeholder(nodes.General, nodes.Element):  # noqa: N801 (docutils node na
 
 class inline_placeholder(nodes.Inline, placeholder):  # noqa: N801
     """A placeholder inside a paragraph."""
+
+
+def directive(node: type[placeholder]) -> type[SphinxDirective]:
+    """A directive that puts ``node`` on its page, which shows other pages or the results (so
+    every build writes it again)."""
+
+    class ShowsOthers(SphinxDirective):
+        def run(self) -> list[nodes.Node]:
+            store.record(self.env).shows_others = True
+            return [node()]
+
+    return ShowsOthers
 
 
 def render_placeholders(app: Sphinx, doctree: nodes.document, docname: str) -> None:

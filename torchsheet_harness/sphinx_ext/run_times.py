@@ -1,11 +1,5 @@
-"""``{run-times}``: per page and environment, the blocks run, the time taken, the slowest blocks.
-
-Like MyST-NB's execution table and sphinx-gallery's run-time list, built from the results files
-this build read (per block ``seconds``, :mod:`..results`), rendered when the page is written.
-Only entries recorded on the page source as it is now are listed, as for the status lines
-(:mod:`.verdicts`); per page and environment the latest entry wins. A page reused by a run
-(``--torchsheet-reuse``) shows the times and date of the record it reused.
-"""
+"""``{run-times}``: per page and environment, the blocks run, the time taken, the slowest blocks
+(like MyST-NB's execution table), from the entries recorded on the pages as they are now."""
 
 from __future__ import annotations
 
@@ -13,7 +7,6 @@ from pathlib import Path
 
 from docutils import nodes
 from sphinx.application import Sphinx
-from sphinx.util.docutils import SphinxDirective
 
 from .. import results
 from ..results import PageEntry, Results
@@ -29,12 +22,7 @@ def rows(found: list[Results], docs: Path) -> list[tuple[str, str, PageEntry]]:
     latest: dict[tuple[str, str], tuple[str, PageEntry]] = {}
     for data in found:
         key = data["environment"]["key"]
-        for page, entry in data["pages"].items():
-            source = docs / page
-            if not source.is_file() or entry.get("sha256") != results.page_digest(
-                source.read_text(encoding="utf-8")
-            ):
-                continue
+        for page, entry in results.current_pages(data, docs).items():
             previous = latest.get((page, key))
             if previous is None or previous[1].get("finished", "") <= entry.get("finished", ""):
                 latest[page, key] = (results.describe(data["environment"]), entry)
@@ -77,11 +65,3 @@ class run_times(placeholder):  # noqa: N801 (docutils node names)
                 )
             )
         return [table(COLUMNS, lines, ["ts-run-times"])]
-
-
-class RunTimes(SphinxDirective):
-    """``{run-times}``: per page and environment, the time its blocks took."""
-
-    def run(self) -> list[nodes.Node]:
-        store.record(self.env).shows_others = True
-        return [run_times()]

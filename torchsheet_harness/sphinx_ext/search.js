@@ -1,6 +1,6 @@
 /* torchsheet's site search: Sphinx's searchtools.js, three of its functions wrapped.
  * Loaded with `defer` on the search page only (search.py), so it runs after searchtools.js and
- * before Search.init reads the query. Why each change: search.py's docstring. */
+ * before Search.init reads the query. Why each change: the comment above it. */
 "use strict";
 (() => {
   // A word that starts with a digit (a pasted message's own 4x192, 2000ms, 0x7f3a) is left

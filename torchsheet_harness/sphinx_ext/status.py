@@ -1,12 +1,5 @@
-"""The status line under each page's purpose sentence: what the recorded test runs found for it.
-
-Worded by :mod:`.status_text` from the page's merged view (:mod:`.verdicts`): "Verified with
-torch 2.13.0 and 2.14.1 on CPU (42 blocks), and on NVIDIA H200 with torch 2.11.0+cu130 (7 CUDA
-blocks)"; a failing block in any environment makes it "Failing with ..."; a run of an older
-source of the page is dropped; blocks no run recorded make it "Partly verified"; without any
-fresh result it says it is not verified. A page without code (an index) sums its section. Its
-detail (when the last run finished, or what to run) is the line's tooltip.
-"""
+"""The status line under each page's purpose sentence (worded by :mod:`.status_text`), and the
+purpose sentence itself. A page without code (an index) sums its section."""
 
 from __future__ import annotations
 

@@ -1,14 +1,9 @@
-"""What the status line says, from the recorded runs: pure functions over the page views.
-
-:func:`status_of` words the verdicts of :mod:`.verdicts` for one page or a section ("Verified
-with torch 2.13.0 and 2.14.1 on CPU (42 blocks), and on NVIDIA H200 ..."); :mod:`.status` puts
-the line on the page. :func:`unverified_reason` says why a block an index lists is not verified.
-"""
+"""The status line's words, from the page views of :mod:`.verdicts` (pure functions)."""
 
 from __future__ import annotations
 
 import re
-from collections import Counter
+from collections import Counter, defaultdict
 from dataclasses import dataclass
 
 from .. import results
@@ -39,41 +34,30 @@ def _verified_where(views: list[PageView]) -> str:
     """'torch 2.13.0 and 2.14.1 on CPU (42 blocks), and on NVIDIA H200 with torch 2.11.0+cu130
     (7 CUDA blocks)': each environment that verified blocks, grouped by device."""
     environments: dict[str, Environment] = {}
-    passed: dict[str, int] = {}
-    gated: dict[str, dict[str, int]] = {}  # key -> requirement label -> passed blocks
+    passed: Counter[str] = Counter()
+    gated: defaultdict[str, Counter[str]] = defaultdict(Counter)  # key → label → passed blocks
     for view in views:
         environments.update(view.environments)
         for key in view.environments:
             lines = view.verified(key)
-            passed[key] = passed.get(key, 0) + len(lines)
-            for requirement in filter(None, map(view.requirement, lines)):
-                count = gated.setdefault(key, {})
-                count[requirement.label] = count.get(requirement.label, 0) + 1
+            passed[key] += len(lines)
+            gated[key].update(need.label for need in filter(None, map(view.requirement, lines)))
     groups: dict[str, list[str]] = {}
     for key in sorted(passed, key=lambda k: _version_order(environments[k])):
         if passed[key]:
             groups.setdefault(results.describe_device(environments[key]), []).append(key)
     phrases = []
     for device, keys in groups.items():
-        counts = {_blocks(passed[k], gated.get(k, {})) for k in keys}
+        counts = [_blocks(passed[k], gated[k]) for k in keys]
         versions = [results.describe_torch(environments[k]) for k in keys]
-        if len(counts) == 1:
-            torch = f"torch {verdicts.join(versions)}"
-            counted = f" ({counts.pop()})"
+        if len(set(counts)) == 1:
+            torch, counted = f"torch {verdicts.join(versions)}", f" ({counts[0]})"
         else:
-            each = [
-                f"{version} ({_blocks(passed[key], gated.get(key, {}))})"
-                for version, key in zip(versions, keys, strict=True)
-            ]
+            each = [f"{v} ({n})" for v, n in zip(versions, counts, strict=True)]
             torch, counted = f"torch {verdicts.join(each)}", ""
-        if device == "CPU":
-            phrases.append(f"with {torch} on CPU{counted}")
-        else:
-            phrases.append(f"on {device} with {torch}{counted}")
-    text = phrases[0] if phrases else ""
-    for phrase in phrases[1:]:
-        text += f", and {phrase}"
-    return text
+        on_cpu = f"with {torch} on CPU{counted}"
+        phrases.append(on_cpu if device == "CPU" else f"on {device} with {torch}{counted}")
+    return ", and ".join(phrases)
 
 
 def _version_order(environment: Environment) -> tuple:
@@ -137,25 +121,19 @@ def status_of(views: list[PageView], pages_without_result: int = 0) -> Status:
     needs = sum((Counter(view.lacking()) for view in fresh), Counter())
     not_run = sum(len(view.not_run()) for view in fresh)
     unrecorded = sum(len(view.unrecorded()) for view in fresh)
-    machine = "the test machine lacked" if single else "no test machine had"
+    machine = "the test machine{} lacked" if single else "no test machine{} had"
     if not passed:
-        described = verdicts.describe_keys(environments, list(environments))
-        lacked = f"{_lacked(needs)}, which the test machine ({described}) lacked" if needs else ""
-        if needs and not single:
-            lacked = f"{_lacked(needs)}, which no test machine ({described}) had"
-        return Status(
-            "unverified",
-            "Not verified: no block of this page ran in the recorded test runs"
-            + (f"; {lacked}." if lacked else "."),
-            detail,
-        )
+        described = f" ({verdicts.describe_keys(environments, list(environments))})"
+        lacked = f"; {_lacked(needs)}, which {machine.format(described)}" if needs else ""
+        text = f"Not verified: no block of this page ran in the recorded test runs{lacked}."
+        return Status("unverified", text, detail)
     state, lead = ("partial", "Partly verified") if unrecorded else ("verified", "Verified")
     text = f"{lead} {_verified_where(fresh)}"
     if len(views) > 1:
         text += f" on {plural(len(fresh), 'page')}"
     extras = []
     if needs:
-        extras.append(f"{_lacked(needs)}, which {machine}")
+        extras.append(f"{_lacked(needs)}, which {machine.format('')}")
     if unrecorded:
         extras.append(f"{unrecorded} not run by the recorded test runs")
     if not_run:
@@ -168,12 +146,8 @@ def status_of(views: list[PageView], pages_without_result: int = 0) -> Status:
 
 def section_status(views: list[PageView]) -> Status | None:
     """The summed status of a section's pages (one view each); None when there are none."""
-    if not views:
-        return None
     fresh = [view for view in views if view.environments]
-    if not fresh:
-        return status_of([], pages_without_result=len(views))
-    return status_of(fresh, pages_without_result=len(views) - len(fresh))
+    return status_of(fresh, pages_without_result=len(views) - len(fresh)) if views else None
 
 
 def unverified_reason(view: PageView, line: int) -> str | None:

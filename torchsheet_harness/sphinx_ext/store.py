@@ -1,12 +1,8 @@
 """What the build keeps: per page a :class:`PageRecord` in the environment, and per build the
-results files, each page's merged view of them and the reading order, each computed once.
+results files, each page's merged view and the reading order, each computed once.
 
-A record is filled when its page is read (:mod:`.reading`, the directives) and dropped when the
-page is read again (``env-purge-doc``); parallel reads merge theirs (``env-merge-info``). Pages
-whose content shows other pages or the results (the indexes, a section's summed status line,
-every page once the results changed) are written again by every build that needs it
-(``env-get-updated``), since Sphinx writes only the pages it read.
-"""
+Sphinx writes only the pages it read, so the pages that show other pages or the results are
+written again by every build that needs it (``env-get-updated``)."""
 
 from __future__ import annotations
 
@@ -19,7 +15,7 @@ from typing import Any
 from sphinx.application import Sphinx
 from sphinx.util import logging
 
-from .. import results, results_paths
+from .. import results
 from ..pages.markers import Marker
 from ..results import Results
 from .verdicts import PageView, page_view
@@ -99,11 +95,11 @@ def _build(app: Sphinx) -> dict[str, Any]:
 
 
 def read_results(app: Sphinx) -> None:
-    """builder-inited: the results files this build reads (path rule: :mod:`..results_paths`)."""
+    """builder-inited: the results files this build reads."""
     option = app.config.torchsheet_results
     if option is None:
         option = app.config.torchsheet_results_file
-    paths = results_paths.input_paths(option, docs=Path(app.srcdir), option_base=Path(app.srcdir))
+    paths = results.input_paths(option, docs=Path(app.srcdir), option_base=Path(app.srcdir))
     _build(app)["results"] = results.read_all(paths)
 
 
@@ -111,20 +107,14 @@ def found_results(app: Sphinx) -> list[Results]:
     return _build(app).get("results", [])
 
 
-def page_path(app: Sphinx, docname: str) -> tuple[str, Path]:
-    """('tensors/creating.md', its file): the page as the results files name it."""
-    path = Path(app.env.doc2path(docname))
-    return path.relative_to(app.srcdir).as_posix(), path
-
-
 def view(app: Sphinx, docname: str) -> PageView:
     """What the recorded runs say about ``docname`` as it is now (once per build)."""
     views = _build(app).setdefault("views", {})
     if docname not in views:
-        page, path = page_path(app, docname)
-        views[docname] = page_view(
-            found_results(app), page, results.page_digest(path.read_text(encoding="utf-8"))
-        )
+        path = Path(app.env.doc2path(docname))  # the results name it 'tensors/creating.md'
+        digest = results.page_digest(path.read_text(encoding="utf-8"))
+        page = path.relative_to(app.srcdir).as_posix()
+        views[docname] = page_view(found_results(app), page, digest)
     return views[docname]
 
 

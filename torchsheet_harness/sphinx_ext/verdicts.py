@@ -1,16 +1,9 @@
 """What the results files say about one page and each of its blocks, merged over environments.
 
-Every results file (:mod:`..results`, schema 3) is one environment's view. For a page this module
-keeps the environments whose entry was recorded on the page source as it is now (same sha256)
-and drops the others; files of the same environment add up, block by block (the latest wins).
-The page's blocks are the entry's (every block it runs or exempts, by its first line: the
-``line`` of its literal block in the doctree); a block's requirement is its ``requires``. No
-Sphinx here: the status line, the badges and the indexes word and render it.
-
-Merge rules, per block: a failure in any environment is a failure of the block (never hidden by
-a pass elsewhere); a block is verified where it passed; a block an environment did not run (no
-``outcome``: a partial run) is simply not verified there, and its badge does not mention it.
-"""
+Only entries recorded on the page source as it is now count; files of one environment add up
+block by block, the latest winning. A failure in any environment is the block's failure (never
+hidden by a pass elsewhere); a block an environment did not run whole is not verified there.
+No Sphinx here."""
 
 from __future__ import annotations
 
@@ -96,10 +89,6 @@ def page_view(found: list[Results], page: str, digest: str) -> PageView:
     view.lines = sorted(view.blocks)
     view.stale = view.stale and not view.environments
     return view
-
-
-# ---------------------------------------------------------------------------------------------
-# Words
 
 
 def plural(count: int, word: str) -> str:

@@ -1,10 +1,6 @@
-"""Run a page's batch script with ``sbatch`` on a private Slurm cluster and check its output.
-
-Each block gets a cluster of its own (:class:`.cluster.SlurmCluster`, started in about a second
-and a half and stopped in as much), so no daemon outlives the block that needed it. The script is
-submitted from a temporary directory holding a copy of its neighbours in ``snippets/`` (the
-Python files it starts), and the job's stdout is compared with the page's output block.
-"""
+"""Run a page's batch script with ``sbatch`` on a private cluster of its own (started and stopped in
+a second and a half each: no daemon outlives its block), from a copy of its ``snippets/``
+neighbours, and check the job's stdout."""
 
 from __future__ import annotations
 
@@ -24,10 +20,8 @@ from .jobs import JOB_TIMEOUT_SECONDS
 
 
 def job_env(gpus: int) -> dict[str, str]:
-    """What the job inherits from sbatch: the torchrun launcher's, with this Python first on PATH.
-
-    ``torchrun`` and ``python`` in a batch script then mean this interpreter's.
-    """
+    """What the job inherits from sbatch: the torchrun launcher's environment, this Python first on
+    ``PATH`` (``torchrun`` and ``python`` in a batch script mean this interpreter's)."""
     env = launch_env(gpus)
     env["PATH"] = os.pathsep.join([str(Path(sys.executable).parent), env.get("PATH", "")])
     return env

@@ -1,15 +1,9 @@
-"""A private two-node Slurm cluster on this machine, to run the pages' sbatch scripts for real.
+"""A private two-node Slurm cluster on this machine: two ``slurmd`` named after two host names of
+this machine, a ``slurmctld`` and a ``munged`` of their own, every file and port under a
+temporary folder (:mod:`.conf`); clients reach it only, through ``SLURM_CONF``.
 
-Two ``slurmd`` daemons act as two nodes, named after two host names that resolve to this machine
-(its host name and ``localhost``), next to a ``slurmctld`` and a ``munged`` of their own. Config,
-munge key and socket, state, spool, logs, pid files and ports all live in a temporary directory
-(:mod:`.conf`); clients (``sbatch``, ``srun``, ``scontrol``) reach this cluster only, through
-``SLURM_CONF`` and the munge socket that config names. Jobs: :mod:`.jobs`.
-
-Safety: it starts only where :func:`.host.unavailable_reason` finds nothing against it (as
-root, never next to a real cluster's daemons), one at a time per machine (an ``flock``), and it
-stops everything it started, job processes included, then checks that nothing of it is left.
-"""
+It starts only where :func:`.host.unavailable_reason` finds nothing against it, one at a time per
+machine (a file lock), and stops everything it started, job processes included."""
 
 from __future__ import annotations
 
@@ -120,11 +114,11 @@ class SlurmCluster:
         if self.daemons and all(proc.poll() is None for proc in self.daemons):
             self.run(["scancel", "--full", "--user", "root"], timeout=10)
         for proc in reversed(self.daemons):  # slurmd before slurmctld before munged
-            process.kill_group(proc.pid, signal.SIGTERM)
+            process.kill(proc.pid, signal.SIGTERM, group=True)
             try:
                 proc.wait(timeout=STOP_SECONDS)
             except subprocess.TimeoutExpired:
-                process.kill_group(proc.pid, signal.SIGKILL)
+                process.kill(proc.pid, signal.SIGKILL, group=True)
                 proc.wait()
         # Step daemons finish on their own shortly after slurmd; give them a moment, then kill.
         try:
@@ -172,11 +166,7 @@ class SlurmCluster:
         self, script: Path, *, cwd: Path, env: Mapping[str, str] | None = None, timeout: float
     ) -> jobs.Job:
         """``sbatch`` ``script`` from ``cwd`` on this cluster, and wait (:func:`.jobs.submit`)."""
-
-        def client(argv: Sequence[str], seconds: float) -> Finished:
-            return self.run(argv, timeout=seconds)
-
-        return jobs.submit(client, script, cwd=cwd, env=self.env(env), timeout=timeout)
+        return jobs.submit(script, cwd=cwd, env=self.env(env), timeout=timeout)
 
     def logs(self) -> str:
         """Every daemon log of this cluster, for failure reports."""

@@ -1,8 +1,4 @@
-"""The private cluster's files as pure functions of its directory, nodes and ports.
-
-Everything lives under one root folder: ``slurm.conf``, ``munge/`` (key, socket, pid and seed
-files), ``log/``, ``state/`` and ``spool/<node>``. Nothing here starts a process or needs root.
-"""
+"""The private cluster's files as pure functions of its folder, nodes and ports."""
 
 from __future__ import annotations
 
