@@ -10,11 +10,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from planted import PLUGIN, conftest
 from sheet_site import CPU_213, build, plant, record, two_pages
 from sybil import Document
 
-from torchsheet_harness.checks.audit import audit_page
 from torchsheet_harness.pages.excerpts import ExcerptError, excerpt_lines
 from torchsheet_harness.pages.markers import (
     Marker,
@@ -173,15 +171,6 @@ def test_markers_change_nothing_the_harness_collects(tmp_path: Path) -> None:
     assert "SkipWithReason" in [kind for kind, _ in marked_regions]
 
 
-def test_markers_leave_the_audit_clean_and_a_marker_on_not_run_is_caught(tmp_path: Path) -> None:
-    page = tmp_path / "page.md"
-    page.write_text(PAGE, encoding="utf-8")
-    assert audit_page(page).problems == []
-    page.write_text(PAGE.replace("% not-run: a shell command\n", "% not-run: x\n% quickref: X\n"))
-    problems = audit_page(page).problems
-    assert problems and all("page.md" in problem for problem in problems)
-
-
 def test_the_build_shows_marked_lines_and_links_them(tmp_path: Path) -> None:
     site = build(tmp_path, two_pages("```{quick-reference}\nCreation\n```", PAGE))
     assert site.warnings == ""
@@ -208,12 +197,3 @@ def test_a_quickref_section_the_sheet_does_not_show_fails_the_build(tmp_path: Pa
     page = PAGE + "\n% quickref: Unknown section\n```python\nx = 1\n```\n"
     warnings = build(tmp_path, two_pages("```{quick-reference}\nCreation\n```", page)).warnings
     assert "page.md:34: quickref section 'Unknown section' is not on the quick" in warnings
-
-
-def test_a_bad_marker_fails_pytest_on_the_page_at_collection(pytester: pytest.Pytester) -> None:
-    pytester.makeconftest(conftest(PLUGIN))
-    pytester.mkdir("docs")
-    pytester.path.joinpath("docs", "page.md").write_text(PAGE.replace("Creation | 3", "C | 4"))
-    result = pytester.runpytest_inprocess("-p", "no:cacheprovider", "--co", "docs/page.md")
-    result.assert_outcomes(errors=1)
-    result.stdout.fnmatch_lines(["*page.md:7: line 4 of the block is not the start of a*"])
