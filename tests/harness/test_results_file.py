@@ -8,20 +8,12 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-from planted import PLUGIN, RECORDER, conftest
+from planted import PLUGIN, RECORDER, REPO, write_project
 
 from torchsheet_harness.pages.requirements import cuda_device_count
 from torchsheet_harness.pytest_plugin.recorder import gpu_run_refusal
-from torchsheet_harness.results import (
-    Environment,
-    PageEntry,
-    environment_key,
-    merge_page,
-    page_digest,
-)
+from torchsheet_harness.results import Environment, environment_key, page_digest
 from torchsheet_harness.results_paths import input_paths, output_path
-
-ROOT = Path(__file__).resolve().parents[2]
 
 PAGE = """\
 # A page
@@ -51,13 +43,10 @@ pip install torch
 
 @pytest.fixture
 def project(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> pytest.Pytester:
-    monkeypatch.setenv("PYTHONPATH", str(ROOT))
+    monkeypatch.setenv("PYTHONPATH", str(REPO))
     monkeypatch.delenv("TORCHSHEET_RESULTS", raising=False)
-    pytester.makeconftest(conftest(PLUGIN, RECORDER))
-    docs = pytester.path / "docs" / "section"
-    docs.mkdir(parents=True)
-    (docs / "a.md").write_text(PAGE)
-    (docs / "b.md").write_text(PAGE.replace("2 * 3\n6", "2 * 4\n9"))
+    pages = {"section/a.md": PAGE, "section/b.md": PAGE.replace("2 * 3\n6", "2 * 4\n9")}
+    write_project(pytester.path, pages, PLUGIN, RECORDER)
     return pytester
 
 
@@ -118,68 +107,28 @@ def test_a_partial_selection_records_only_the_blocks_that_ran(project: pytest.Py
     assert outcomes(results(project), "section/a.md") == {20: "skipped"}
     assert page["blocks"]["5"] == {"end": 10} and "reuse" not in page  # known, not run whole
     assert "results of 1 blocks on 1 pages recorded" in run.stdout.str()
-
-
-def test_m_gpu_records_the_gpu_blocks_it_selected(project: pytest.Pytester) -> None:
-    run = project.runpytest_subprocess("docs", "-m", "gpu")
-    run.assert_outcomes(skipped=4, deselected=6)
-    data = results(project)
-    assert outcomes(data, "section/a.md") == {12: "skipped"}
-    assert outcomes(data, "section/b.md") == {12: "skipped"}
-
-
-def test_a_failure_is_recorded_even_when_its_block_was_cut_short(
-    project: pytest.Pytester,
-) -> None:
-    run = project.runpytest_subprocess("docs/section/b.md", "-x")
-    run.assert_outcomes(passed=1, failed=1)
+    # A stop on the first failure (-x) still records it, though its block was cut short.
+    project.runpytest_subprocess("docs/section/b.md", "-x").assert_outcomes(passed=1, failed=1)
     assert outcomes(results(project), "section/b.md") == {5: "failed"}
 
 
-def test_whole_pages_merge_into_one_file_per_environment(project: pytest.Pytester) -> None:
-    project.runpytest_subprocess("docs/section/a.md")
-    project.runpytest_subprocess("docs/section/b.md")
+def test_runs_merge_per_block_while_the_page_is_unchanged(project: pytest.Pytester) -> None:
+    run = project.runpytest_subprocess("docs", "-m", "gpu")
+    run.assert_outcomes(skipped=4, deselected=6)  # the GPU blocks only, none passed here
+    project.runpytest_subprocess("docs/section/a.md", "-m", "not gpu")
     files = list((project.path / "docs" / "_build" / "results").glob("*.json"))
     assert len(files) == 1  # one environment, one file: the second run merged into it
-    environment = json.loads(files[0].read_text())["environment"]
-    assert files[0].stem == environment["key"] == environment_key(environment)
-    assert environment["key"].startswith("torch-") and "-cpu-py3." in environment["key"]
-    data = results(project)
-    assert set(data["pages"]) == {"section/a.md", "section/b.md"}
-    assert data["last_run"]["args"][-1] == "docs/section/b.md"
-
-
-def test_blocks_merge_while_the_page_is_unchanged(project: pytest.Pytester) -> None:
-    project.runpytest_subprocess("docs/section/a.md", "-m", "gpu")
-    project.runpytest_subprocess("docs/section/a.md", "-m", "not gpu")
-    assert outcomes(results(project), "section/a.md") == {
-        5: "passed",
-        12: "skipped",
-        20: "skipped",
-    }
+    data = json.loads(files[0].read_text())
+    assert files[0].stem == data["environment"]["key"] == environment_key(data["environment"])
+    assert data["environment"]["key"].startswith("torch-") and "-cpu-py3." in files[0].stem
+    assert outcomes(data, "section/a.md") == {5: "passed", 12: "skipped", 20: "skipped"}
+    assert outcomes(data, "section/b.md") == {12: "skipped"}
+    assert data["last_run"]["args"][-3:] == ["docs/section/a.md", "-m", "not gpu"]
     page = project.path / "docs" / "section" / "a.md"
     page.write_text(page.read_text() + "\nEdited.\n")
     project.runpytest_subprocess("docs/section/a.md", "-m", "gpu")
     # The earlier blocks ran an older source: dropped, not mixed with the new one.
     assert outcomes(results(project), "section/a.md") == {12: "skipped"}
-
-
-def test_merge_page_rules() -> None:
-    blocks = {"5": {"end": 7, "outcome": "passed"}, "9": {"end": 9}}
-    old = PageEntry(sha256="a", finished="1", errors=0, reuse="k", blocks=blocks)
-    new = PageEntry(
-        sha256="a",
-        finished="2",
-        errors=0,
-        blocks={"5": {"end": 7}, "9": {"end": 9, "outcome": "failed"}},
-    )
-    merged = merge_page(old, new)
-    assert merged["blocks"] == {
-        "5": {"end": 7, "outcome": "passed"},
-        "9": {"end": 9, "outcome": "failed"},
-    }
-    assert merged["finished"] == "2" and "reuse" not in merged
-    assert merge_page({**old, "sha256": "b"}, new) == new
 
 
 def test_the_results_path_rule(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
