@@ -1,8 +1,7 @@
 """The built HTML site as the site tests see it: built once, served on localhost, its code blocks.
 
-Test support, not part of the harness package: used by tests/harness/test_html.py,
-tests/harness/test_browser.py and (its blocks, the copy button's settings)
-tests/harness/test_paste_repls.py. The site is built with
+Test support for the site's tests (the fixtures: tests/harness/conftest.py) and (its blocks, the
+copy button's settings) tests/harness/test_paste_repls.py. The site is built with
 ``sphinx-build -W`` from docs/ into a temporary folder (about ten seconds), or taken from
 ``$TORCHSHEET_HTML`` when that names an already built site. Also here: the copy button's settings,
 read from the build (what it yields: :mod:`torchsheet_harness.pages.copy_text`).
@@ -97,6 +96,17 @@ def serve(directory: Path) -> Iterator[str]:
         thread.join(timeout=10)
 
 
+def wait_for(driver: object, script: str, what: str, seconds: float = 20) -> object:
+    """Poll ``script`` (a JS expression) in the page until it is truthy; its value."""
+    from selenium.common.exceptions import TimeoutException
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    try:
+        return WebDriverWait(driver, seconds).until(lambda d: d.execute_script(f"return {script}"))
+    except TimeoutException:
+        raise AssertionError(f"timed out after {seconds}s waiting for {what}") from None
+
+
 def pages(site: Path) -> list[Path]:
     """The HTML of every page built from docs/*.md (not search or index pages Sphinx adds)."""
     return [site / md.relative_to(DOCS).with_suffix(".html") for md in page_files(DOCS)]
@@ -107,19 +117,15 @@ _BLOCK = re.compile(
     r'<div class="highlight"><pre>(?P<body>.*?)</pre>',
     re.DOTALL,
 )
-_HEADING = re.compile(r"<h[1-6][^>]*>(?P<title>.*?)<a class=\"headerlink\"", re.DOTALL)
 
 
 @dataclass(frozen=True)
 class HtmlBlock:
     """One highlighted code block as a browser shows it."""
 
-    page: Path
-    index: int
     classes: frozenset[str]
     language: str
     text: str  # the <pre>'s text, as innerText gives it to the copy button
-    section: str
 
     @property
     def is_output(self) -> bool:
@@ -133,23 +139,14 @@ class HtmlBlock:
 def html_blocks(page: Path) -> list[HtmlBlock]:
     """Every highlighted code block of a built page, in page order (not the quick reference's
     excerpts: ``ts-qr-code``)."""
-    text = page.read_text(encoding="utf-8")
-    headings = [(m.start(), _strip_tags(m["title"]).strip()) for m in _HEADING.finditer(text)]
-    blocks = []
-    found = (match for match in _BLOCK.finditer(text) if "ts-qr-code" not in match["classes"])
-    for index, match in enumerate(found):
-        section = next((t for pos, t in reversed(headings) if pos < match.start()), "")
-        blocks.append(
-            HtmlBlock(
-                page=page,
-                index=index,
-                classes=frozenset(match["classes"].split()),
-                language=match["language"],
-                text=_strip_tags(match["body"]),
-                section=section,
-            )
+    found = _BLOCK.finditer(page.read_text(encoding="utf-8"))
+    return [
+        HtmlBlock(
+            frozenset(match["classes"].split()), match["language"], _strip_tags(match["body"])
         )
-    return blocks
+        for match in found
+        if "ts-qr-code" not in match["classes"]
+    ]
 
 
 def _strip_tags(fragment: str) -> str:
