@@ -44,10 +44,13 @@ class Recorder:
         raise Skipped(reason)
 
 
-def test_the_matrix_default_leg_is_the_first() -> None:
+def test_the_matrix_default_leg_is_the_first_and_ci_runs_the_noxfiles() -> None:
     assert noxfile.TORCH_VERSIONS[0] == "2.13.0"
     assert {"2.14.1", "2.15.0"} <= set(noxfile.TORCH_VERSIONS)
     assert noxfile.TORCH_SPEC == "torch==2.13.0" or "TORCH_SPEC" in os.environ
+    workflow = (Path(noxfile.__file__).parent / ".github" / "workflows" / "ci.yml").read_text()
+    (line,) = re.findall(r"^\s*torch: \[(.*)\]", workflow, re.MULTILINE)
+    assert [version.strip(' "') for version in line.split(",")] == list(noxfile.TORCH_VERSIONS)
 
 
 @pytest.mark.parametrize(
@@ -74,15 +77,7 @@ def test_the_bare_session_skips_the_other_legs(monkeypatch: pytest.MonkeyPatch) 
     assert session.calls[0] == ("install", noxfile.TORCH_SPEC)
 
 
-def test_a_named_leg_installs_its_torch(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(sys, "argv", ["nox", "-s", "docs-tests(torch='2.14.1')"])
-    session = Recorder()
-    noxfile.docs_tests(session, torch="2.14.1")
-    assert session.calls[0] == ("install", "torch==2.14.1")
-    assert session.calls[-1][:2] == ("run", "pytest")
-
-
-def test_torch_installs_without_the_pip_constraint(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_named_leg_installs_its_torch_without_the_pip_constraint(monkeypatch) -> None:
     # A pip config that caps torch at 2.14.1 would refuse the 2.15.0 leg: the torch install
     # (and only it) runs with an empty constraint file.
     monkeypatch.setattr(sys, "argv", ["nox", "-s", "docs-tests(torch='2.15.0')"])
@@ -91,6 +86,7 @@ def test_torch_installs_without_the_pip_constraint(monkeypatch: pytest.MonkeyPat
     assert session.calls[0] == ("install", "torch==2.15.0")
     assert session.install_env[("torch==2.15.0",)] == {"PIP_CONSTRAINT": os.devnull}
     assert session.install_env[("-e", ".[test]")] is None
+    assert session.calls[-1][:2] == ("run", "pytest")
 
 
 def test_the_gpu_session_expects_a_gpu_and_records_to_docs_results() -> None:
@@ -146,12 +142,6 @@ def test_paste_repls_runs_the_repl_tests_and_requires_what_they_need() -> None:
     assert "--confcutdir=tests" in session.calls[-1]
     assert "tests/harness/test_paste_repls.py" in session.calls[-1]
     assert session.env == {"TORCHSHEET_PASTE_REPLS": "1"}
-
-
-def test_the_ci_matrix_is_the_noxfile_matrix() -> None:
-    workflow = (Path(noxfile.__file__).parent / ".github" / "workflows" / "ci.yml").read_text()
-    (line,) = re.findall(r"^\s*torch: \[(.*)\]", workflow, re.MULTILINE)
-    assert [version.strip(' "') for version in line.split(",")] == list(noxfile.TORCH_VERSIONS)
 
 
 def test_the_docs_build_installs_no_torch() -> None:

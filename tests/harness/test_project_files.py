@@ -84,39 +84,22 @@ def test_changelog_has_unreleased_and_the_current_version() -> None:
     )
 
 
-def ci_commands() -> list[str]:
-    lines = (ROOT / ".ci" / "run").read_text().splitlines()
-    return [line.strip() for line in lines if line.strip() and not line.lstrip().startswith("#")]
-
-
-def ci_sessions(commands: list[str]) -> list[str]:
-    """The nox sessions .ci/run runs, in order: its ``sessions=(...)`` and ``sessions+=(...)``."""
-    found = [re.fullmatch(r"sessions\+?=\((.*)\)", command) for command in commands]
-    return [match.group(1).strip('"') for match in found if match]
-
-
-def test_ci_runs_the_lint_session_before_the_tests() -> None:
+def test_ci_runs_lint_every_leg_and_the_other_sessions_with_nox_in_a_venv() -> None:
     assert os.access(ROOT / ".ci" / "run", os.X_OK), ".ci/run is not executable"
-    commands = ci_commands()
+    lines = (ROOT / ".ci" / "run").read_text().splitlines()
+    commands = [line.strip() for line in lines if line.strip() and not line.strip()[0] == "#"]
     assert "set -euo pipefail" in commands  # any failing step fails CI
-    # Once per run, between the legs and the build: the harness's tests and the GPU-host check.
-    assert ci_sessions(commands) == [
+    # Its sessions=(...) and sessions+=(...), in order: once per run, between the legs and the
+    # build, the harness's tests and the GPU-host check; a leg per torch version by default.
+    found = [re.fullmatch(r"sessions\+?=\((.*)\)", command) for command in commands]
+    assert [match[1].strip('"') for match in found if match] == [
         "lint", "docs-tests(torch='$torch')", "harness-tests", "paste-repls", "docs",
     ]  # fmt: skip
+    assert "for torch in $legs; do" in commands
+    assert any("noxfile.TORCH_VERSIONS" in c for c in commands)
     # Each in the venv built for it ahead (tests/harness/test_ci_sessions.py).
     assert '.ci/run-sessions .nox/ci-prepared "$nox" "${sessions[@]}"' in commands
-
-
-def test_ci_runs_every_leg_of_the_torch_matrix() -> None:
-    commands = ci_commands()
-    assert "for torch in $legs; do" in commands
-    assert "sessions+=(\"docs-tests(torch='$torch')\")" in commands
-    assert any("noxfile.TORCH_VERSIONS" in c for c in commands)  # every leg by default
-
-
-def test_ci_installs_nox_as_the_readme_does() -> None:
-    commands = ci_commands()
-    assert "python3 -m venv .venv" in commands
+    assert "python3 -m venv .venv" in commands  # nox installed as the README does
     assert any(c.startswith(".venv/bin/python -m pip install") and "nox" in c for c in commands)
 
 
