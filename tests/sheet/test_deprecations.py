@@ -1,8 +1,6 @@
 """A block that uses a deprecated API fails, naming page, line and the warning; one that shows a
-deprecation on purpose declares it and passes; a deprecation raised inside torch is listed.
-
-One pytest run over planted pages (in-process blocks and a torchrun page of two launches).
-"""
+deprecation on purpose declares it and passes; a deprecation raised inside torch is listed. One
+pytest run over planted pages (in-process blocks, and a torchrun page of two launches)."""
 
 from __future__ import annotations
 
@@ -10,106 +8,89 @@ import pytest
 import torch
 from planted import run_pytest, write_project
 
-pytestmark = pytest.mark.torchsheet_inputs()  # what its verdict reads (reuse key)
+pytestmark = pytest.mark.torchsheet_inputs()
 
 GRADSCALER = "`torch.cuda.amp.GradScaler(args...)` is deprecated"
-
+SCALER = "torch.cuda.amp.GradScaler(enabled=False)"
 PAGES = {
-    "plain.md": """
-        # A plain block on CPU
+    "plain.md": f"# A plain block on CPU\n\n```python\nimport torch\n\nscaler = {SCALER}\n```\n",
+    "prompt.md": """# A >>> block
 
-        ```python
-        import torch
+```python
+>>> import torch
+>>> x = 1
+>>> with torch.cpu.amp.autocast(enabled=False):
+...     y = torch.ones(2) * x
+>>> y
+tensor([1., 1.])
+```
+""",
+    "wrapped.md": """# A deprecated API behind torch's own wrapper
 
-        scaler = torch.cuda.amp.GradScaler(enabled=False)
-        ```
-        """,
-    "prompt.md": """
-        # A >>> block
+```python
+>>> import torch
+>>> import torch.distributed as dist
+>>> dist.init_process_group("gloo", store=dist.HashStore(), rank=0, world_size=1)
+>>> out = torch.empty(2)
+>>> dist.all_gather_into_tensor(out, torch.ones(2))
+>>> dist.destroy_process_group()
+```
+""",
+    "declared.md": f"""# A deprecation shown on purpose
 
-        ```python
-        >>> import torch
-        >>> x = 1
-        >>> with torch.cpu.amp.autocast(enabled=False):
-        ...     y = torch.ones(2) * x
-        >>> y
-        tensor([1., 1.])
-        ```
-        """,
-    "wrapped.md": """
-        # A deprecated API behind torch's own wrapper
+```{{code-block}} python
+:class: shows-deprecation
+>>> import torch
+>>> scaler = {SCALER}
+FutureWarning: {GRADSCALER}. Please use ...
+>>> scaler = torch.amp.GradScaler("cuda", enabled=False)
+```
+""",
+    "declared_unused.md": """# A declaration nothing uses
 
-        ```python
-        >>> import torch
-        >>> import torch.distributed as dist
-        >>> dist.init_process_group("gloo", store=dist.HashStore(), rank=0, world_size=1)
-        >>> out = torch.empty(2)
-        >>> dist.all_gather_into_tensor(out, torch.ones(2))
-        >>> dist.destroy_process_group()
-        ```
-        """,
-    "declared.md": """
-        # A deprecation shown on purpose
+```{code-block} python
+:class: shows-deprecation
+>>> import torch
+>>> scaler = torch.amp.GradScaler("cuda", enabled=False)
+```
+""",
+    "inside_torch.md": """# A deprecation torch raises in its own files
 
-        ```{code-block} python
-        :class: shows-deprecation
-        >>> import torch
-        >>> scaler = torch.cuda.amp.GradScaler(enabled=False)
-        FutureWarning: `torch.cuda.amp.GradScaler(args...)` is deprecated. Please use ...
-        >>> scaler = torch.amp.GradScaler("cuda", enabled=False)
-        ```
-        """,
-    "declared_unused.md": """
-        # A declaration nothing uses
+```python
+>>> import warnings
+>>> warnings.warn_explicit("planted internal", DeprecationWarning, "/torch/internal.py", 7)
+>>> 1 + 1
+2
+```
+""",
+    "ranks.md": f"""# Deprecated API in a rank
 
-        ```{code-block} python
-        :class: shows-deprecation
-        >>> import torch
-        >>> scaler = torch.amp.GradScaler("cuda", enabled=False)
-        ```
-        """,
-    "inside_torch.md": """
-        # A deprecation torch raises in its own files
+```{{code-block}} python
+:class: needs-torchrun-2
+import torch
+import torch.distributed as dist
 
-        ```python
-        >>> import warnings
-        >>> warnings.warn_explicit("planted internal", DeprecationWarning, "/torch/internal.py", 7)
-        >>> 1 + 1
-        2
-        ```
-        """,
+dist.init_process_group("gloo")
+x = torch.ones(2)
+scaler = {SCALER}  # deprecated on every leg of the matrix
+dist.destroy_process_group()
+```
+
+```{{code-block}} python
+:class: needs-torchrun-2
+import warnings
+
+warnings.warn_explicit("planted rank internal", DeprecationWarning, "/torch/rank.py", 9)
+print("ok")
+```
+
+```{{code-block}} text
+:class: output
+ok
+ok
+```
+""",
 }
-
-TORCHRUN_PAGE = """
-    # Deprecated API in a rank
-
-    ```{code-block} python
-    :class: needs-torchrun-2
-    import torch
-    import torch.distributed as dist
-
-    dist.init_process_group("gloo")
-    x = torch.ones(2)
-    scaler = torch.cuda.amp.GradScaler(enabled=False)  # deprecated on every leg of the matrix
-    dist.destroy_process_group()
-    ```
-
-    ```{code-block} python
-    :class: needs-torchrun-2
-    import warnings
-
-    warnings.warn_explicit("planted rank internal", DeprecationWarning, "/torch/rank.py", 9)
-    print("ok")
-    ```
-
-    ```{code-block} text
-    :class: output
-    ok
-    ok
-    ```
-    """
-
-
 #: page: what the run prints of it, in order (the detail of a failure, then the summary)
 REPORTS = {
     "plain.md": [
@@ -143,7 +124,7 @@ REPORTS = {
 @pytest.fixture(scope="module")
 def run(tmp_path_factory: pytest.TempPathFactory) -> pytest.RunResult:
     root = tmp_path_factory.mktemp("deprecations")
-    write_project(root, {**PAGES, "ranks.md": TORCHRUN_PAGE})
+    write_project(root, PAGES)
     return run_pytest(root, "-p", "no:randomly", "-W", "default", "docs")
 
 
