@@ -1,12 +1,6 @@
 """Error and warning markers: the errors index, the evidence file, and the two ways an entry can
-drift.
-
-A ``% error: <message>`` marker is checked at collection against the output its block shows (a
-marker whose block does not show the message is a problem naming page:line), and the block's
-shown output is checked by the test suite against what the code raised (a block that stops
-raising fails its test naming page:line). Both are planted here; so are the index (by area, with
-each message's class and older wordings) and the evidence file's promises.
-"""
+drift: a marker its block does not show (a problem naming page:line, at collection) and a block
+that no longer raises (its test fails naming page:line)."""
 
 from __future__ import annotations
 

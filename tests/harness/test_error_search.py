@@ -1,15 +1,11 @@
 """The site search finds an error's entry from what a reader pastes; ordinary queries rank as
 before, and what a reader types lists its page in the first three.
 
-In headless Chromium, on the built site's search page: Sphinx's searchtools.js and index with
-the site's wrappers (:mod:`torchsheet_harness.sphinx_ext.search`). Every marked message
-(``% error:`` / ``% warning:``, read from the pages by tests/support/pasted_errors.py) is pasted in
-four forms, as printed, from another run, cut short and inside traceback lines, and each alias as
-printed; its entry's page must be among the first three for 95% of the forms, the misses known
-(strict xfails, with why). The queries run through the page's own ``Search._parseQuery`` and
-``_performSearch`` (what ``Search.query`` lists), each query being what the search box holds
-once the text is put in it; a sample is pasted for real (clipboard, Ctrl+V, Enter) and must list
-the same pages. Each query, its rank and the first three pages: docs/_build/error-search.txt.
+In headless Chromium, through the search page's own ``Search._parseQuery`` and ``_performSearch``
+with the site's wrappers (:mod:`torchsheet_harness.sphinx_ext.search`): every marked message
+(tests/support/pasted_errors.py) in four forms and each alias; its page in the first three for
+95% of them, the misses strict xfails; a sample pasted for real (clipboard, Ctrl+V, Enter) lists
+the same pages. Each query, its rank and first three pages: docs/_build/error-search.txt.
 """
 
 from __future__ import annotations

@@ -1,12 +1,7 @@
 """GPU-host mode: a CPU torchrun block that leans on the machine's default device fails with
 what a GPU host would do, at its page line; one that names its backend and device passes.
-
-One planted project holds a page per pattern the review found (a bare ``init_process_group()``,
-``init_device_mesh("cpu")`` relied on for gloo, ``fully_shard`` without ``mesh=``, the snippet
-that falls back to gloo on a host with fewer GPUs than ranks but still shards without a mesh),
-one correct page and two misplaced exemptions; a single pytest run in GPU-host mode checks them
-all, and a run without the mode shows that the wrong pages pass there: the mode catches them.
-"""
+One run in the mode over a page per pattern the review found, a right page and two misplaced
+exemptions; a run without the mode shows the wrong pages pass there."""
 
 from __future__ import annotations
 

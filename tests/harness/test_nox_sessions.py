@@ -1,10 +1,5 @@
-"""The noxfile's sessions, called as functions with a recording stand-in for nox's Session.
-
-docs-tests runs one torch leg per parametrization, the bare name only the default one;
-paste-repls runs the REPL paste tests once, without torch, requiring what they need; the gpu
-session records into docs/_results/ and passes --torchsheet-expect-gpu, whose refusal
-(tests/harness/test_results_file.py) makes a GPU run that tests nothing fail.
-"""
+"""The noxfile's sessions, called with a recording stand-in for nox's Session: a leg per torch
+version, paste-repls without torch, gpu recording to docs/_results/ (--torchsheet-expect-gpu)."""
 
 from __future__ import annotations
 

@@ -1,9 +1,5 @@
-"""The quick reference as a PDF: headless Chromium prints it (as ``nox -s pdf`` does), A4.
-
-Checks the PDF exists, fits in a few printed pages (``pdfinfo``) and holds known lines of the
-sheet (``pdftotext``). Skipped with the reason where Chromium or poppler-utils is missing
-(.ci/run installs the Debian packages in .ci/apt-packages.txt).
-"""
+"""The quick reference prints (headless Chromium, as ``nox -s pdf``) to a few A4 pages holding
+the sheet and no navigation (``pdfinfo``, ``pdftotext``; skipped without them)."""
 
 from __future__ import annotations
 

@@ -1,13 +1,6 @@
-"""The README's first command works, as written, with a Python marked externally managed.
-
-Debian 12 and Ubuntu 24.04 mark their own ``python3`` externally managed (PEP 668): ``pip
-install`` into it stops with ``error: externally-managed-environment``. The command is taken from
-the README's "Two commands" block (not retyped here); its install part runs with
-``/usr/bin/python3`` first on PATH, in a temporary folder, up to a cheap ``nox --list``. The old
-command is run the same way to show it fails there, so the test proves its own premise.
-
-Needs the package registry (``pip install nox``); about 15 s.
-"""
+"""The README's first command works as written with a Python marked externally managed (PEP 668:
+Debian 12, Ubuntu 24.04), where the old ``pip install nox`` is refused; its install part runs
+with ``/usr/bin/python3`` first on PATH, up to ``nox --list`` (needs the package registry)."""
 
 from __future__ import annotations
 

@@ -1,11 +1,6 @@
-"""The marker checks on what markers point at: an excerpt runs as shown, a trap is listed.
-
-Quick-reference excerpts that would not run as the sheet shows them (a body without its header,
-a header without its body, a name only a left-out header binds, a name the page never defines),
-and traps a page shows (a section titled as one, a block that says WRONG) with no pitfall
-marker: each is a problem naming page:line (pure functions of torchsheet_harness/pages/, run at
-collection); the right ones next to them are not.
-"""
+"""The marker checks on what markers point at, as problems naming page:line: a quick-reference
+excerpt that would not run as shown (a body without its header, a header without its body, a
+name only a left-out header binds or the page never defines), and a trap with no pitfall."""
 
 from __future__ import annotations
 

@@ -1,10 +1,5 @@
 """The private Slurm cluster is safe: its own files and ports, no real cluster, nothing left.
-
-Most tests here start no daemon and need no root: slurm.conf and munged's options are pure
-functions of the cluster's folder (``torchsheet_harness.run.slurm.conf``).
-``test_stop_leaves_nothing`` starts one cluster; the cluster's machine-wide lock keeps it from
-overlapping with the Slurm page under ``pytest -n``.
-"""
+Only ``test_stop_leaves_nothing`` starts daemons (root, Debian's slurm-wlm and munge)."""
 
 from __future__ import annotations
 

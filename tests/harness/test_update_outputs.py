@@ -1,10 +1,6 @@
-"""``pytest --update-outputs``: stale outputs are rewritten to exactly what their code prints,
-and nothing else; failures mark the first differing column.
-
-The alignment and the marker in-process; the update by a fresh pytest under pytest-xdist over
-planted pages, a torchrun block and real pages made stale, then the page passing afterwards and
-a second update changing nothing.
-"""
+"""``pytest --update-outputs`` rewrites stale outputs to exactly what the code prints, and nothing
+else (the alignment in-process; the update by one xdist run over planted pages, a torchrun block
+and real pages made stale); failures mark the first differing column."""
 
 from __future__ import annotations
 

@@ -1,11 +1,6 @@
-"""The built HTML site as the site tests see it: built once, served on localhost, its code blocks.
-
-Test support for the site's tests (the fixtures: tests/harness/conftest.py) and (its blocks, the
-copy button's settings) tests/harness/test_paste_repls.py. The site is built with
-``sphinx-build -W`` from docs/ into a temporary folder (about ten seconds), or taken from
-``$TORCHSHEET_HTML`` when that names an already built site. Also here: the copy button's settings,
-read from the build (what it yields: :mod:`torchsheet_harness.pages.copy_text`).
-"""
+"""The real site as its tests see it: built once per session with ``sphinx-build -W`` (or taken
+from ``$TORCHSHEET_HTML``), served on localhost, its code blocks and the copy button's settings
+(what they yield: :mod:`torchsheet_harness.pages.copy_text`)."""
 
 from __future__ import annotations
 
