@@ -27,10 +27,6 @@ STALE = """\
 >>> import torch
 >>> torch.tensor([3, 12, 21])
 tensor([3, 12, 21])
->>> print("a\\nb\\nc")
-a
-B
-c
 >>> x = 1
 >>> print("printed now")
 >>> int("x")
@@ -54,16 +50,6 @@ three
 id ...
 ```
 
-## An ellipsis over lines
-
-```python
->>> print("\\n".join(map(str, range(5))))
-0
-...
-4
-5
-```
-
 ## Gated
 
 ```{code-block} python
@@ -82,11 +68,9 @@ echo hi
 # STALE with exactly its stale lines rewritten.
 FRESH = (
     STALE.replace("\ntensor([3, 12, 21])\n", "\ntensor([ 3, 12, 21])\n")
-    .replace("a\nB\nc\n", "a\nb\nc\n")
     .replace('>>> print("printed now")\n', '>>> print("printed now")\nprinted now\n')
     .replace("base 10: 'y'", "base 10: 'x'")
     .replace("one\nthree\n", "one\ntwo\n")
-    .replace("...\n4\n5\n", "...\n4\n")
 )
 
 # Blocks that raise or print nothing are never rewritten; the stale example after them is.
@@ -179,17 +163,9 @@ def diff_lines(stdout: str) -> list[str]:
         ("", "printed\n", ["printed"]),
         ("shown\n", "", []),
     ],
-    ids=[
-        "a line",
-        "inline ...",
-        "... over lines",
-        "... then more",
-        "traceback",
-        "wrapped by the page",
-        "new",
-        "gone",
-    ],
-)
+    ids=["a line", "inline ...", "... over lines", "... then more", "traceback",
+         "wrapped by the page", "new", "gone"],
+)  # fmt: skip
 def test_only_differing_lines_are_rewritten(expected: str, got: str, rewritten: list[str]):
     assert updated_expected(expected, got) == rewritten
 
@@ -233,9 +209,9 @@ def test_stale_outputs_are_rewritten_and_nothing_else(tmp_path, monkeypatch) -> 
              "ranks.md": RANKS.replace(" of 4\n", " of 2\n"), **real}  # fmt: skip
     assert {name: (docs / name).read_text() for name in fresh} == fresh
     assert sorted(diff_lines(updated.stdout.str())) == sorted([
-        "-before", "+after", "-tensor([3, 12, 21])", "+tensor([ 3, 12, 21])", "-B", "+b",
-        "+printed now", "-ValueError: invalid literal for int() with base 10: 'y'",
-        "+ValueError: invalid literal for int() with base 10: 'x'", "-three", "+two", "-5",
+        "-before", "+after", "-tensor([3, 12, 21])", "+tensor([ 3, 12, 21])", "+printed now",
+        "-ValueError: invalid literal for int() with base 10: 'y'",
+        "+ValueError: invalid literal for int() with base 10: 'x'", "-three", "+two",
         "-rank 0 of 4", "+rank 0 of 2", "-rank 1 of 4", "+rank 1 of 2",
         "-(1, 3)", "+(3, 1)", "-torch.Size([3, 2]) torch.int64", "+torch.Size([2, 3]) torch.int64",
     ])  # fmt: skip
@@ -243,7 +219,7 @@ def test_stale_outputs_are_rewritten_and_nothing_else(tmp_path, monkeypatch) -> 
         "*not rewritten: the code printed nothing*",
         "FAILED docs/raising.md::line:4,*",  # raised ValueError, not shown
         "docs/raising.md:12: KeyError: 'planted'",
-        "torchsheet: rewrote 10 outputs in 5 pages (docs/raising.md, docs/ranks.md, docs/stale.md, "
+        "torchsheet: rewrote 8 outputs in 5 pages (docs/raising.md, docs/ranks.md, docs/stale.md, "
         "docs/tensors/creating.md, docs/tensors/layout.md); 1 differing output not rewritten; "
         "page results not recorded*",
     ):
@@ -257,7 +233,7 @@ def test_stale_outputs_are_rewritten_and_nothing_else(tmp_path, monkeypatch) -> 
     # The page passes, and a block below a rewrite that added a line is reported at its line.
     passed = run_pytest(tmp_path, "-n", "0", f"--torchsheet-results={results}", "docs/stale.md")
     lines = FRESH.splitlines()
-    passed.assert_outcomes(passed=8, skipped=3)
+    passed.assert_outcomes(passed=6, skipped=3)
     passed.stdout.fnmatch_lines([
         f"SKIPPED [[]2] docs/stale.md:{lines.index(':class: needs-cuda')}: needs CUDA*",
         f"SKIPPED [[]1] docs/stale.md:{lines.index('```bash') + 1}: not run*",
