@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 from collections import Counter
+from functools import partial
 from pathlib import Path
 
 import pytest
@@ -65,9 +66,7 @@ def outcomes(data: dict, page: str) -> dict[int, str]:
 
 def test_written_by_the_xdist_controller_per_page_in_blocks(project: pytest.Pytester) -> None:
     pytest.importorskip("xdist")
-    run = project.runpytest_subprocess(
-        "-p", "xdist", "-n", "2", "docs", "--torchsheet-results=elsewhere/r.json"
-    )  # fmt: skip
+    run = project.runpytest_subprocess("-n", "2", "docs", "--torchsheet-results=elsewhere/r.json")
     run.assert_outcomes(passed=3, failed=1, skipped=6)
     data = results(project, "elsewhere/r.json")
     pages = data["pages"]
@@ -79,17 +78,13 @@ def test_written_by_the_xdist_controller_per_page_in_blocks(project: pytest.Pyte
     assert all(isinstance(value, float) and 0 <= value < 60 for value in seconds.values())
     assert a["blocks"]["5"] == {"end": 10, "outcome": "passed"}
     assert a["blocks"]["12"] == {  # one block of two >>> lines: one entry, its needs as data
-        "end": 17,
-        "requires": {"gpus": 1, "torchrun": 0, "slurm": False},
-        "outcome": "skipped",
-        "reason": "needs CUDA, found 0 CUDA GPUs",
-    }
+        "end": 17, "requires": {"gpus": 1, "torchrun": 0, "slurm": False},
+        "outcome": "skipped", "reason": "needs CUDA, found 0 CUDA GPUs",
+    }  # fmt: skip
     assert a["blocks"]["20"] == {
-        "end": 22,
-        "not_run": "a shell command",
-        "outcome": "skipped",
+        "end": 22, "not_run": "a shell command", "outcome": "skipped",
         "reason": "not run: a shell command",
-    }
+    }  # fmt: skip
     source = (project.path / "docs" / "section" / "a.md").read_text(encoding="utf-8")
     assert a["sha256"] == page_digest(source)
     assert outcomes(data, "section/b.md")[5] == "failed" and b["errors"] == 0
@@ -137,16 +132,11 @@ def test_the_results_path_rule(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) 
     key = environment_key(environment)
     assert key == "torch-2.14.1-cpu-py3.11"
     docs = tmp_path / "docs"
-    assert output_path(None, docs=docs, environment=environment) == (
-        docs / "_build" / "results" / f"{key}.json"
-    )
-    assert output_path("r.json", docs=docs, environment=environment, option_base=tmp_path) == (
-        tmp_path / "r.json"
-    )
-    assert output_path("out", docs=docs, environment=environment, option_base=tmp_path) == (
-        tmp_path / "out" / f"{key}.json"
-    )
-    assert output_path("", docs=docs, environment=environment) is None
+    out = partial(output_path, docs=docs, environment=environment, option_base=tmp_path)
+    assert out(None) == docs / "_build" / "results" / f"{key}.json"
+    assert out("r.json") == tmp_path / "r.json"
+    assert out("out") == tmp_path / "out" / f"{key}.json"
+    assert out("") is None
     assert input_paths(None, docs=docs) == [docs / "_build" / "results", docs / "_results"]
     monkeypatch.setenv("TORCHSHEET_RESULTS", f"{tmp_path / 'a'}{os.pathsep}{tmp_path / 'b.json'}")
     assert input_paths(None, docs=docs) == [tmp_path / "a", tmp_path / "b.json"]

@@ -9,11 +9,10 @@ deadlocked launch waits out its timeout while the parallel launches run.
 from __future__ import annotations
 
 import re
-import textwrap
 import time
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
@@ -42,9 +41,8 @@ dist.destroy_process_group()
 
 
 def script(tmp_path: Path, body: str, name: str = "script.py") -> Path:
-    path = tmp_path / name
-    path.write_text(PRELUDE + textwrap.dedent(body))
-    return path
+    (tmp_path / name).write_text(PRELUDE + body)
+    return tmp_path / name
 
 
 def pids_in(text: str) -> set[int]:
@@ -70,6 +68,7 @@ def assert_all_gone(pids: set[int], script: str | Path, expected: int = 3) -> No
 DEADLOCK = """\
 import sys
 from pathlib import Path
+from types import SimpleNamespace
 
 t = torch.ones(1)
 Path(sys.argv[1], f"rank{rank}").touch()
@@ -89,6 +88,7 @@ TOGETHER = """\
 import sys
 import time
 from pathlib import Path
+from types import SimpleNamespace
 
 index, folder, launches = int(sys.argv[1]), Path(sys.argv[2]), int(sys.argv[3])
 Path(folder, f"{index}.{rank}").touch()
@@ -102,21 +102,10 @@ print(f"rank {rank} of {dist.get_world_size()}: launch {index} total {total.item
 """
 
 
-@dataclass
-class Launches:
-    """The deadlocked launch (its script, result, seconds and signed-in folder), and PARALLEL
-    launches of one script, started once the deadlocked ranks hang, all in their groups together."""
-
-    hung: Path
-    deadlock: Launch
-    seconds: float
-    signed_in: Path
-    script: Path
-    parallel: list[Launch]
-
-
 @pytest.fixture(scope="module")
-def launches(tmp_path_factory: pytest.TempPathFactory) -> Launches:
+def launches(tmp_path_factory: pytest.TempPathFactory) -> SimpleNamespace:
+    """The deadlocked launch and, started once its ranks hang, PARALLEL launches of one script,
+    all in their process groups together."""
     folder = tmp_path_factory.mktemp("launches")
     hung_in, together_in = folder / "hung-in", folder / "together-in"
     hung_in.mkdir()
@@ -138,40 +127,42 @@ def launches(tmp_path_factory: pytest.TempPathFactory) -> Launches:
         while len(list(hung_in.iterdir())) < 2 and time.monotonic() < deadline:
             time.sleep(0.1)  # its ranks reach their hang before these launches load the machine
         parallel = list(pool.map(launch, range(PARALLEL)))
-        return Launches(hung, *hanging.result(), hung_in, together, parallel)
+        deadlocked, seconds = hanging.result()
+    return SimpleNamespace(hung=hung, hung_in=hung_in, deadlocked=deadlocked, seconds=seconds,
+                           together=together, parallel=parallel)  # fmt: skip
 
 
-def test_normal_run_keeps_rank_output_and_leaves_nothing(launches: Launches) -> None:
+def test_normal_run_keeps_rank_output_and_leaves_nothing(launches: SimpleNamespace) -> None:
     launch = launches.parallel[0]
     assert launch.ok, launch.describe()
     assert sorted(launch.rank_stdout) == [0, 1]
     assert launch.rank_stdout[1].endswith("rank 1 of 2: launch 0 total 0\n")
     stdout = launch.ranks_stdout()
     assert stdout.index("rank 0 of 2: launch 0") < stdout.index("rank 1 of 2: launch 0")
-    assert_all_gone(pids_in(stdout), launches.script)
+    assert_all_gone(pids_in(stdout), launches.together)
 
 
-def test_parallel_launches_never_collide(launches: Launches) -> None:
+def test_parallel_launches_never_collide(launches: SimpleNamespace) -> None:
     pids: set[int] = set()
     for index, result in enumerate(launches.parallel):
         assert result.ok, result.describe()
         for rank in (0, 1):
             assert f"launch {index} total {2 * index}\n" in result.rank_stdout[rank]
         pids |= pids_in(result.ranks_stdout())
-    assert_all_gone(pids, launches.script, expected=3 * PARALLEL)
+    assert_all_gone(pids, launches.together, expected=3 * PARALLEL)
 
 
-def test_deadlock_fails_within_timeout_and_kills_every_rank(launches: Launches) -> None:
+def test_deadlock_fails_within_timeout_and_kills_every_rank(launches: SimpleNamespace) -> None:
     # The timeout, then at most the SIGTERM grace period before SIGKILL, and a little slack.
     assert launches.seconds < DEADLOCK_TIMEOUT + GRACE_SECONDS + 10
-    assert launches.deadlock.finished.timed_out
-    report = launches.deadlock.describe()
+    assert launches.deadlocked.finished.timed_out
+    report = launches.deadlocked.describe()
     # Killed in the deadlock itself, not on the way to it.
-    assert sorted(p.name for p in launches.signed_in.iterdir()) == ["rank0", "rank1"], report
+    assert sorted(p.name for p in launches.hung_in.iterdir()) == ["rank0", "rank1"], report
     assert "timed out and was killed" in report
     assert "[rank0] pid" in report and "[rank1] pid" in report
     assert "[rank0] rank 0 waits" in report and "[rank1] rank 1 waits" in report
-    assert_all_gone(pids_in(launches.deadlock.ranks_stdout()), launches.hung)
+    assert_all_gone(pids_in(launches.deadlocked.ranks_stdout()), launches.hung)
 
 
 @pytest.mark.parametrize(

@@ -4,6 +4,7 @@ from ``$TORCHSHEET_HTML``), served on localhost, its code blocks and the copy bu
 
 from __future__ import annotations
 
+import ast
 import html
 import os
 import re
@@ -23,19 +24,14 @@ from torchsheet_harness.pages.copy_text import CopySettings
 
 ROOT = Path(__file__).resolve().parents[2]
 DOCS = ROOT / "docs"
-BUILD_TIMEOUT_SECONDS = 300
-
-
-class BuildError(RuntimeError):
-    """sphinx-build failed (a warning counts, as with -W in nox -s docs)."""
 
 
 def build_site(base: Path) -> Path:
     """The site for this test session: $TORCHSHEET_HTML, or docs/ built once under ``base``.
 
     ``base`` is pytest's base temporary folder. pytest-xdist workers share its parent, so the
-    site is built there once under a lock and the other workers wait for it; a failed build is
-    recorded next to it and reported by every test that needs the site.
+    site is built there once under a lock and the others wait; a failed build is recorded next
+    to it and reported by every test that needs the site.
     """
     if os.environ.get("TORCHSHEET_HTML"):
         return Path(os.environ["TORCHSHEET_HTML"]).resolve()
@@ -43,30 +39,19 @@ def build_site(base: Path) -> Path:
     out, failure = shared / "torchsheet-html", shared / "torchsheet-html.failed"
     with FileLock(shared / "torchsheet-html.lock"):
         if not (out / "index.html").is_file() and not failure.is_file():
-            error = _build(out)
-            if error is not None:
-                failure.write_text(error, encoding="utf-8")
+            command = [
+                sys.executable, "-m", "sphinx", "-W", "--keep-going", "-q", "-b", "html",
+                "-d", str(shared / "torchsheet-doctrees"),
+                # No results file (the option wins over $TORCHSHEET_RESULTS): the site's tests
+                # must not depend on the last test run.
+                "-D", f"torchsheet_results_file={shared / 'no-results.json'}", str(DOCS), str(out),
+            ]  # fmt: skip
+            done = subprocess.run(command, capture_output=True, text=True, timeout=300)
+            if done.returncode != 0:
+                failure.write_text(f"sphinx-build -W failed:\n{done.stderr}{done.stdout}")
     if failure.is_file():
-        raise BuildError(failure.read_text(encoding="utf-8"))
+        raise RuntimeError(failure.read_text(encoding="utf-8"))
     return out
-
-
-def _build(out_dir: Path) -> str | None:
-    """Run sphinx-build -W into ``out_dir``; None on success, else its warnings."""
-    command = [
-        sys.executable, "-m", "sphinx", "-W", "--keep-going", "-q", "-b", "html",
-        "-d", str(out_dir.with_name("torchsheet-doctrees")),
-        # No results file (the option wins over $TORCHSHEET_RESULTS): the site tests must not
-        # depend on the last test run.
-        "-D", f"torchsheet_results_file={out_dir.with_name('no-results.json')}",
-        str(DOCS), str(out_dir),
-    ]  # fmt: skip
-    finished = subprocess.run(
-        command, capture_output=True, text=True, timeout=BUILD_TIMEOUT_SECONDS
-    )
-    if finished.returncode != 0:
-        return f"sphinx-build -W failed:\n{finished.stderr}{finished.stdout}"
-    return None
 
 
 @contextmanager
@@ -148,35 +133,10 @@ def _strip_tags(fragment: str) -> str:
     return html.unescape(re.sub(r"<[^>]+>", "", fragment))
 
 
-# ---------------------------------------------------------------------------------------------
-# The copy button's settings, as built
-
-
-_CALL = re.compile(
-    r"return formatCopyText\(text, '(?P<prompt>(?:[^'\\]|\\.)*)', (?P<regexp>true|false), "
-    r"(?P<only>true|false), (?P<remove>true|false), (?P<empty>true|false), "
-    r"'(?P<cont>(?:[^'\\]|\\.)*)', '(?P<heredoc>(?:[^'\\]|\\.)*)'\)"
-)
-
-
 def copy_settings(site: Path) -> CopySettings:
-    """Read the copy button's settings from the built ``_static/copybutton.js``."""
+    """The copy button's settings, read from its call in the built ``_static/copybutton.js``
+    (which must hold torchsheet's pasteReady)."""
     source = (site / "_static" / "copybutton.js").read_text(encoding="utf-8")
-    match = _CALL.search(source)
-    if match is None:
-        raise ValueError("formatCopyText call not found in _static/copybutton.js")
-    if "function pasteReady(" not in source:
-        raise ValueError("_static/copybutton.js lacks torchsheet's pasteReady (copy_text.py)")
-
-    def js_string(value: str) -> str:
-        return value.encode().decode("unicode_escape")
-
-    return CopySettings(
-        prompt=js_string(match["prompt"]),
-        is_regexp=match["regexp"] == "true",
-        only_prompt_lines=match["only"] == "true",
-        remove_prompts=match["remove"] == "true",
-        copy_empty_lines=match["empty"] == "true",
-        line_continuation=js_string(match["cont"]),
-        here_doc_delimiter=js_string(match["heredoc"]),
-    )
+    assert "function pasteReady(" in source, "copybutton.js lacks torchsheet's pasteReady"
+    args = re.search(r"return formatCopyText\(text, (.*)\)", source)[1]
+    return CopySettings(*ast.literal_eval(args.replace("true", "True").replace("false", "False")))
