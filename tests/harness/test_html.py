@@ -1,4 +1,5 @@
-"""The built site: warning-free, nothing fetched from third parties, badges from declarations.
+"""The built site: warning-free, nothing fetched from third parties, badges from declarations,
+status lines and the verified-environments table from the results files.
 
 The real site is built once per session with ``sphinx-build -W`` (tests/support/built_site.py);
 small sites planted in-process (tests/support/sheet_site.py) check the status line and the
@@ -17,22 +18,16 @@ import pytest
 from built_site import html_blocks, pages
 from sheet_site import CPU_213, CPU_214, CUDA_SKIP, H200, PASSED, build, plant, record
 
+from torchsheet_harness.matrix import torch_versions
 from torchsheet_harness.pages.requirements import parse_classes
 from torchsheet_harness.results import Environment, Results, environment_key
 from torchsheet_harness.sphinx_ext.status_text import status_of
 from torchsheet_harness.sphinx_ext.verdicts import PageView, block_verdict, page_view
 
 EXTERNAL = re.compile(r"^(?:[a-z][a-z0-9+.-]*:)?//", re.IGNORECASE)
-FETCHING_TAG = re.compile(
-    r"<(?P<tag>script|link|img|iframe|source|audio|video|embed|object|track|image|use|input)\b"
-    r"(?P<attrs>[^>]*)>",
-    re.IGNORECASE,
-)
-FETCHING_ATTR = re.compile(
-    r"\b(?P<attr>src|href|xlink:href|data|srcset|poster)\s*=\s*(?:\"(?P<dq>[^\"]*)\"|'(?P<sq>[^']*)')",
-    re.IGNORECASE,
-)
-CSS_URL = re.compile(r"url\(\s*['\"]?(?P<url>[^'\")\s]+)|@import\s+['\"](?P<imp>[^'\"]+)")
+TAG = r"<(?:script|link|img|iframe|source|audio|video|embed|object|track|image|use|input)\b[^>]*>"
+ATTR = r"\b(?:src|href|xlink:href|data|srcset|poster)\s*=\s*(?:\"([^\"]*)\"|'([^']*)')"
+CSS_URL = r"url\(\s*['\"]?([^'\")\s]+)|@import\s+['\"]([^'\"]+)"  # in CSS files, <style>, style=
 BADGE = re.compile(
     r'<div class="ts-requirement (?P<kinds>[^"]*)">\s*<abbr class="ts-badge" '
     r'title="(?P<title>[^"]*)">(?P<label>[^<]*)</abbr><span class="ts-how">(?P<how>.*?)</span>'
@@ -42,26 +37,16 @@ BADGE = re.compile(
 
 
 def external_fetches(site: Path) -> list[str]:
-    """'file: tag attr=url' for every URL outside the site that a browser would fetch."""
+    """'file: url' for every URL outside the site that a browser would fetch."""
     found = []
-    for page in sorted(site.rglob("*.html")):
-        text = page.read_text(encoding="utf-8")
-        name = page.relative_to(site)
-        for tag in FETCHING_TAG.finditer(text):
-            for attr in FETCHING_ATTR.finditer(tag["attrs"]):
-                for url in (attr["dq"] or attr["sq"] or "").split(","):
-                    if EXTERNAL.match(url.strip()):
-                        found.append(f"{name}: <{tag['tag']} {attr['attr']}={url}>")
-        for style in re.findall(r"<style.*?</style>|style=\"[^\"]*\"", text, re.DOTALL):
-            found += [f"{name}: css {u}" for u in _css_urls(style)]
-    for css in sorted(site.rglob("*.css")):
-        found += [f"{css.relative_to(site)}: {u}" for u in _css_urls(css.read_text("utf-8"))]
+    for path in sorted([*site.rglob("*.html"), *site.rglob("*.css")]):
+        text = path.read_text(encoding="utf-8")
+        tags = re.findall(TAG, text, re.IGNORECASE) if path.suffix == ".html" else []
+        urls = [u for tag in tags for attr in re.findall(ATTR, tag, re.I) for u in attr if u]
+        urls += [u for css in re.findall(CSS_URL, text) for u in css if u]
+        found += [f"{path.relative_to(site)}: {u}" for u in ",".join(urls).split(",")
+                  if EXTERNAL.match(u.strip())]  # fmt: skip
     return found
-
-
-def _css_urls(css: str) -> list[str]:
-    urls = (m["url"] or m["imp"] for m in CSS_URL.finditer(css))
-    return [url for url in urls if EXTERNAL.match(url)]
 
 
 def test_the_site_builds_and_fetches_nothing_from_third_parties(site: Path) -> None:
@@ -257,3 +242,49 @@ def test_a_page_where_nothing_ran_does_not_say_verified() -> None:
     status = status_of([page])
     assert status.state == "unverified" and "Verified" not in status.text
     assert "2 need a CUDA GPU, which the test machine (torch 2.13.0 on CPU) lacked" in status.text
+
+
+# ---------------------------------------------------------------------------------------------
+# docs/verification.md's table: the matrix, its newest version, when each environment verified
+
+CPU_215 = Environment(torch="2.15.0+cu132", cuda="13.2", device="CPU", gpus=0, python="3.11.7")
+ENVIRONMENTS_PAGE = (
+    "# Small\n\nA page.\n\n```python\n>>> 1 + 1\n2\n```\n\n```{verified-environments}\n```\n"
+)
+
+
+def cells(text: str) -> list[list[str]]:
+    table = re.search(r'<table class="[^"]*ts-environments[^"]*">(.*?)</table>', text, re.S)
+    rows = re.findall(r"<tr[^>]*>(.*?)</tr>", table[1], re.S)
+    return [
+        [re.sub(r"<[^>]+>", "", c) for c in re.findall(r"<td>(.*?)</td>", r, re.S)] for r in rows
+    ]
+
+
+def test_each_environment_with_its_run_date_newest_torch_first(tmp_path: Path) -> None:
+    plant(
+        tmp_path,
+        {"index.md": ENVIRONMENTS_PAGE},
+        "torchsheet_matrix = ('2.13.0', '2.14.1', '2.15.0')\n",
+    )
+    for environment in (CPU_213, CPU_215):
+        record(tmp_path, environment, {"5": PASSED})
+    record(tmp_path, CPU_214, {"5": PASSED}, stale=True)  # a run of an older source: no pages
+    text = build(tmp_path).html()
+    assert [row for row in cells(text) if row] == [
+        ["2.15.0+cu132", "CPU", "3.11.7", "2026-01-01 00:00 UTC", "1", "1"],
+        ["2.14.1", "CPU", "3.11.7", "—", "0", "0"],
+        ["2.13.0", "CPU", "3.11.7", "2026-01-01 00:00 UTC", "1", "1"],
+    ]
+    sentence = html.unescape(re.search(r'<p class="ts-matrix">(.*?)</p>', text)[1])
+    assert sentence.startswith(
+        "The test matrix (noxfile.py): torch 2.13.0, 2.14.1 and 2.15.0; the newest is 2.15.0. "
+        "torch 2.15.0: verified on CPU, last run 2026-01-01 00:00 UTC (1 page, 1 block passed)."
+    )
+    assert "torch 2.14.1: no run of it in this build's results." in sentence
+
+
+def test_the_matrix_is_the_noxfiles() -> None:
+    import noxfile
+
+    assert torch_versions() == noxfile.TORCH_VERSIONS

@@ -78,46 +78,40 @@ def test_a_wrong_output_block_fails_with_expected_and_got() -> None:
     assert "expected" in message and "got this" in message
 
 
-@pytest.mark.parametrize(
-    ("text", "message"),
-    [
-        ("% not-run:\n```bash\necho hi\n```\n", ":1: write '% not-run: <why it is not run>'"),
-        (
-            "Prose.\n\n```{code-block} text\n:class: output\nhello\n```\n",
-            ":3: an output block must directly follow",
-        ),
-        (
-            "```python\nx = 1\n```\n\n```pycon\n>>> 1\n1\n```\n",
-            ":5: code block ```pycon is neither executed nor exempted",
-        ),
-        (
-            "# T\n\n```python\nx = 1\n\n## Next\n\nProse.\n\n```python\ny = 2\n```\n",
-            ":3: the block opened here contains a heading (## Next) at line 6",
-        ),
-        (
-            "```python\nx = 1\n\n```{code-block} python\ny = 2\n```\n",
-            ":1: the block opened here contains the opening line of another block "
-            "(```{code-block} python) at line 4",
-        ),
-        (
-            "```python\nx = 1\n```\n\n```python\ny = 2\n",
-            ":5: the block opened here is never closed",
-        ),
-        (
-            "```{code-block} python\n:class: needs-torchrun-2 shows-deprecation\nx = 1\n```\n",
-            ":1: shows-deprecation is for a block run in-process",
-        ),
-    ],
-    ids=[
-        "not-run without a reason",
-        "dangling output",
-        "unchecked pycon block",
-        "fence swallowed a heading",
-        "fence swallowed a block",
-        "fence never closed",
-        "launched block showing a deprecation",
-    ],
-)
+FAULTS = {  # name: (page, the error at its line)
+    "not-run without a reason": (
+        "% not-run:\n```bash\necho hi\n```\n",
+        ":1: write '% not-run: <why it is not run>'",
+    ),
+    "dangling output": (
+        "Prose.\n\n```{code-block} text\n:class: output\nhello\n```\n",
+        ":3: an output block must directly follow",
+    ),
+    "unchecked pycon block": (
+        "```python\nx = 1\n```\n\n```pycon\n>>> 1\n1\n```\n",
+        ":5: code block ```pycon is neither executed nor exempted",
+    ),
+    "fence swallowed a heading": (
+        "# T\n\n```python\nx = 1\n\n## Next\n\nProse.\n\n```python\ny = 2\n```\n",
+        ":3: the block opened here contains a heading (## Next) at line 6",
+    ),
+    "fence swallowed a block": (
+        "```python\nx = 1\n\n```{code-block} python\ny = 2\n```\n",
+        ":1: the block opened here contains the opening line of another block "
+        "(```{code-block} python) at line 4",
+    ),
+    "fence never closed": (
+        "```python\nx = 1\n```\n\n```python\ny = 2\n",
+        ":5: the block opened here is never closed",
+    ),
+    "launched block showing a deprecation": (
+        "```{code-block} python\n:class: needs-torchrun-2 shows-deprecation\nx = 1\n```\n",
+        ":1: shows-deprecation is for a block run in-process",
+    ),
+}
+
+
+@pytest.mark.parametrize(("text", "message"), FAULTS.values(), ids=FAULTS)
 def test_a_page_fault_is_a_parse_error_at_its_line(text: str, message: str) -> None:
     with pytest.raises(RequirementError, match=re.escape(f"page.md{message}")):
         list(PageParser()(Document(text, "page.md")))
