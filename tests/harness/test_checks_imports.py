@@ -1,56 +1,25 @@
-"""The checks side imports nothing from the site side: no module of torchsheet_harness/checks
-imports torchsheet_harness.sphinx_ext, directly or through another module of the harness (read
-from the source, ``ast`` over the imports: nothing is imported to find out)."""
+"""The sides import nothing across, directly or through another module (``modulefinder`` reads
+the imports, nothing is imported): no module of torchsheet_harness/checks imports the site
+(``sphinx_ext``), and the site imports no Sybil and no page reader (it reads the doctree)."""
 
 from __future__ import annotations
 
-import ast
+from modulefinder import ModuleFinder
 from pathlib import Path
+
+import pytest
 
 PACKAGE = Path(__file__).resolve().parents[2] / "torchsheet_harness"
 SITE = "torchsheet_harness.sphinx_ext"
+READERS = ("sybil", *(f"torchsheet_harness.pages.{m}" for m in ("page", "parser", "coverage")))
+CHECKS = [f"torchsheet_harness.checks.{p.stem}" for p in sorted((PACKAGE / "checks").glob("*.py"))]
 
 
-def module_file(name: str) -> Path | None:
-    """The source of the harness module ``name``, None for a module from elsewhere."""
-    path = PACKAGE.parent.joinpath(*name.split("."))
-    for candidate in (path.with_suffix(".py"), path / "__init__.py"):
-        if candidate.is_file():
-            return candidate
-    return None
-
-
-def imported_names(path: Path) -> set[str]:
-    """Every module ``path`` imports, as an absolute name (``from . import x``: the package,
-    and ``package.x`` when that is a module of the harness)."""
-    parts = path.relative_to(PACKAGE.parent).with_suffix("").parts
-    package = parts[:-1]
-    names = set()
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-        if isinstance(node, ast.Import):
-            names.update(alias.name for alias in node.names)
-        elif isinstance(node, ast.ImportFrom):
-            base = list(package[: len(package) - node.level + 1]) if node.level else []
-            module = ".".join([*base, *([node.module] if node.module else [])])
-            names.add(module)
-            names.update(
-                f"{module}.{alias.name}"
-                for alias in node.names
-                if module_file(f"{module}.{alias.name}") is not None
-            )
-    return names
-
-
-def test_no_checks_module_imports_the_sphinx_extension() -> None:
-    found = []
-    for start in sorted((PACKAGE / "checks").glob("*.py")):
-        seen, todo = set(), [start]
-        while todo:
-            path = todo.pop()
-            for name in imported_names(path):
-                if name == SITE or name.startswith(SITE + "."):
-                    found.append(f"{start.name} imports {name} (in {path.name})")
-                elif (file := module_file(name)) is not None and file not in seen:
-                    seen.add(file)
-                    todo.append(file)
-    assert not found, "\n".join(sorted(set(found)))
+@pytest.mark.parametrize(
+    ("side", "forbidden"), [*((name, (SITE,)) for name in CHECKS), (SITE, READERS)]
+)
+def test_a_side_imports_nothing_from_across(side: str, forbidden: tuple[str, ...]) -> None:
+    finder = ModuleFinder(path=[str(PACKAGE.parent)])  # the harness's modules; others: not found
+    finder.import_hook(side)
+    imported = {*finder.modules, *finder.badmodules}
+    assert sorted(name for name in imported if name.startswith(forbidden)) == []

@@ -4,10 +4,11 @@ nothing after it; the background builder never outlives the run."""
 
 from __future__ import annotations
 
-import os
 import subprocess
 import time
 from pathlib import Path
+
+from torchsheet_harness.run.process import alive
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -80,12 +81,3 @@ def test_a_failed_session_stops_the_run_and_the_builder(tmp_path: Path) -> None:
     while time.monotonic() < deadline and alive(pid):
         time.sleep(0.1)
     assert not alive(pid), "the venv builder outlived .ci/run-sessions"
-
-
-def alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    # A zombie is an ended process its parent has not reaped yet.
-    return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"

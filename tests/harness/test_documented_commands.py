@@ -1,11 +1,6 @@
-"""What the manuals tell a reader to type exists: nox sessions, pytest options, files, anchors.
-
-README.md, CONTRIBUTING.md, MAINTAINING.md and the site's docs/verification.md are checked by
-:mod:`documented_names` against what this repository has: the sessions ``nox --list`` prints
-(a parametrized one by its bare name or a leg's full name), the options, ini names and markers
-``pytest --help`` and ``pytest --markers`` list here, and its files. The planted tests show each
-check failing, with the document and line, on one wrong word.
-"""
+"""What the manuals tell a reader to type exists: nox sessions, pytest options, files, anchors
+(:mod:`documented_names`, against what ``nox --list``, ``pytest --help`` and ``pytest --markers``
+list here and the repository's files); a planted wrong word fails with document and line."""
 
 from __future__ import annotations
 

@@ -1,23 +1,18 @@
 """The site search finds an error's entry from what a reader pastes; ordinary queries rank as
-before.
+before, and what a reader types lists its page in the first three.
 
-In headless Chromium, on the built site's search page: Sphinx's searchtools.js and index with
-the site's wrappers (:mod:`torchsheet_harness.sphinx_ext.search`). Every marked message
-(``% error:`` / ``% warning:``, read from the pages by tests/support/pasted_errors.py) is pasted in
-four forms, as printed, from another run, cut short and inside traceback lines, and each alias as
-printed; its entry's page must be among the first three for 95% of the forms, the misses known
-(strict xfails, with why). The queries run through the page's own ``Search._parseQuery`` and
-``_performSearch`` (what ``Search.query`` lists), each query being what the search box holds
-once the text is put in it; a sample is pasted for real (clipboard, Ctrl+V, Enter) and must list
-the same pages. Each query, its rank and the first three pages: docs/_build/error-search.txt.
+In headless Chromium, through the search page's own ``Search._parseQuery`` and ``_performSearch``
+with the site's wrappers (:mod:`torchsheet_harness.sphinx_ext.search`): every marked message
+(tests/support/pasted_errors.py) in four forms and each alias; its page in the first three for
+95% of them, the misses strict xfails; a sample pasted for real (clipboard, Ctrl+V, Enter) lists
+the same pages. Each query, its rank and first three pages: docs/_build/error-search.txt.
 """
 
 from __future__ import annotations
 
 import pytest
-from built_site import DOCS
+from built_site import DOCS, wait_for
 from pasted_errors import REAL_LINES, Entry, entries, forms, in_traceback
-from test_browser import base_url, browser, site, wait_for  # noqa: F401 (fixtures)
 
 SEARCH_LOG = DOCS / "_build" / "error-search.txt"
 #: (marker message, form) the search cannot put in the first three, with why.
@@ -62,6 +57,18 @@ ORDINARY = {
     "view vs reshape": "tensors/layout", "profiler": "practice/profiling",
     "sbatch": "verification", "mixed precision": "training/mixed-precision",
 }  # fmt: skip
+#: What a reader types, and the page that answers it, which must be in the first three.
+FIRST_THREE = {
+    "all_gather_into_tensor": "distributed/collectives", "weights_only": "training/saving",
+    "set_epoch": "distributed/ddp", "masked_fill": "tensors/indexing",
+    "from_numpy": "tensors/numpy", "clip_grad_norm_": "training/optimizers",
+    "CosineAnnealingLR": "training/schedulers", "BCEWithLogitsLoss": "training/losses",
+    "use_deterministic_algorithms": "training/reproducibility",
+    "retain_graph": "training/autograd", "max_memory_allocated": "training/gpu-memory",
+    "DistributedSampler": "distributed/ddp", "no_sync": "distributed/ddp",
+    "TensorDataset": "training/data", "linspace": "tensors/creating",
+    "promote_types": "tensors/attributes",
+}  # fmt: skip
 #: Each text as the search box holds it once set (an <input> strips line breaks), searched.
 SEARCH = """
 const box = document.createElement("input");
@@ -84,7 +91,7 @@ def rank(pages: list[str], page: str) -> int | None:
 
 
 @pytest.fixture(scope="module")
-def search(browser, base_url: str):  # noqa: F811
+def search(browser, base_url: str):
     """Search texts with the search page's own code: {text: the pages listed}."""
     ready = "typeof Search !== 'undefined' && Search.hasIndex()"
 
@@ -142,9 +149,7 @@ def test_95_percent_of_the_forms_land_in_the_first_three(pasted_ranks) -> None:
 
 
 def test_real_pasted_lines_find_their_entry_and_sphinx_alone_does_not(
-    browser,  # noqa: F811
-    base_url: str,  # noqa: F811
-    search,
+    browser, base_url: str, search
 ) -> None:
     listed = search(list(REAL_LINES))
     ranks = {line[:60]: rank(listed[line], page) for line, page in REAL_LINES.items()}
@@ -189,9 +194,7 @@ return arguments[0].map((text) => {
 
 
 def test_ordinary_queries_rank_their_page_no_lower_than_before(
-    browser,  # noqa: F811
-    base_url: str,  # noqa: F811
-    search,
+    browser, base_url: str, search
 ) -> None:
     """On this site's pages, each ordinary query ranks the page e95210e's search ranked first (on
     e95210e's pages) no lower than e95210e's search itself does now."""
@@ -212,10 +215,14 @@ def test_ordinary_queries_rank_their_page_no_lower_than_before(
     assert {q: r for q, r in worse.items() if r[0] > r[1]} == {}, "(new rank, e95210e's rank)"
 
 
+def test_what_a_reader_types_lists_its_page_in_the_first_three(search) -> None:
+    listed = search(list(FIRST_THREE))
+    missed = {query: listed[query][:3] for query, page in FIRST_THREE.items()}
+    assert {q: top for q, top in missed.items() if FIRST_THREE[q] not in top} == {}
+
+
 def test_a_traceback_pasted_into_the_search_box_lists_the_same_pages(
-    browser,  # noqa: F811
-    base_url: str,  # noqa: F811
-    search,
+    browser, base_url: str, search
 ) -> None:
     """For a sample of entries: the traceback form pasted for real into the sidebar's box of
     the landing page (clipboard, Ctrl+V, which turns its line breaks into spaces), then Enter."""

@@ -1,39 +1,33 @@
-"""The built site: warning-free, nothing fetched from third parties, badges from declarations.
+"""The built site: warning-free, nothing fetched from third parties, badges from declarations,
+status lines and the verified-environments table from the results files.
 
 The real site is built once per session with ``sphinx-build -W`` (tests/support/built_site.py);
 small sites planted in-process (tests/support/sheet_site.py) check the status line and the
 badges against planted results files, and the merged verdicts are checked as pure functions.
+(That the site lexes no page: test_page_parser.py; output blocks as shown: test_browser.py.)
 """
 
 from __future__ import annotations
 
-import ast
 import html
 import os
 import re
 from pathlib import Path
 
 import pytest
-from built_site import build_site, html_blocks, pages
+from built_site import html_blocks, pages
 from sheet_site import CPU_213, CPU_214, CUDA_SKIP, H200, PASSED, build, plant, record
 
-from torchsheet_harness import sphinx_ext
+from torchsheet_harness.matrix import torch_versions
 from torchsheet_harness.pages.requirements import parse_classes
 from torchsheet_harness.results import Environment, Results, environment_key
 from torchsheet_harness.sphinx_ext.status_text import status_of
 from torchsheet_harness.sphinx_ext.verdicts import PageView, block_verdict, page_view
 
 EXTERNAL = re.compile(r"^(?:[a-z][a-z0-9+.-]*:)?//", re.IGNORECASE)
-FETCHING_TAG = re.compile(
-    r"<(?P<tag>script|link|img|iframe|source|audio|video|embed|object|track|image|use|input)\b"
-    r"(?P<attrs>[^>]*)>",
-    re.IGNORECASE,
-)
-FETCHING_ATTR = re.compile(
-    r"\b(?P<attr>src|href|xlink:href|data|srcset|poster)\s*=\s*(?:\"(?P<dq>[^\"]*)\"|'(?P<sq>[^']*)')",
-    re.IGNORECASE,
-)
-CSS_URL = re.compile(r"url\(\s*['\"]?(?P<url>[^'\")\s]+)|@import\s+['\"](?P<imp>[^'\"]+)")
+TAG = r"<(?:script|link|img|iframe|source|audio|video|embed|object|track|image|use|input)\b[^>]*>"
+ATTR = r"\b(?:src|href|xlink:href|data|srcset|poster)\s*=\s*(?:\"([^\"]*)\"|'([^']*)')"
+CSS_URL = r"url\(\s*['\"]?([^'\")\s]+)|@import\s+['\"]([^'\"]+)"  # in CSS files, <style>, style=
 BADGE = re.compile(
     r'<div class="ts-requirement (?P<kinds>[^"]*)">\s*<abbr class="ts-badge" '
     r'title="(?P<title>[^"]*)">(?P<label>[^<]*)</abbr><span class="ts-how">(?P<how>.*?)</span>'
@@ -42,41 +36,22 @@ BADGE = re.compile(
 )
 
 
-@pytest.fixture(scope="session")
-def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return build_site(tmp_path_factory.getbasetemp())
-
-
-def test_site_builds_without_warnings(site: Path) -> None:
-    # build_site runs sphinx-build -W and raises with the warnings when there is any.
-    assert (site / "index.html").is_file()
-    assert (site / "searchindex.js").is_file(), "the offline search needs searchindex.js"
-
-
 def external_fetches(site: Path) -> list[str]:
-    """'file: tag attr=url' for every URL outside the site that a browser would fetch."""
+    """'file: url' for every URL outside the site that a browser would fetch."""
     found = []
-    for page in sorted(site.rglob("*.html")):
-        text = page.read_text(encoding="utf-8")
-        name = page.relative_to(site)
-        for tag in FETCHING_TAG.finditer(text):
-            for attr in FETCHING_ATTR.finditer(tag["attrs"]):
-                for url in (attr["dq"] or attr["sq"] or "").split(","):
-                    if EXTERNAL.match(url.strip()):
-                        found.append(f"{name}: <{tag['tag']} {attr['attr']}={url}>")
-        for style in re.findall(r"<style.*?</style>|style=\"[^\"]*\"", text, re.DOTALL):
-            found += [f"{name}: css {u}" for u in _css_urls(style)]
-    for css in sorted(site.rglob("*.css")):
-        found += [f"{css.relative_to(site)}: {u}" for u in _css_urls(css.read_text("utf-8"))]
+    for path in sorted([*site.rglob("*.html"), *site.rglob("*.css")]):
+        text = path.read_text(encoding="utf-8")
+        tags = re.findall(TAG, text, re.IGNORECASE) if path.suffix == ".html" else []
+        urls = [u for tag in tags for attr in re.findall(ATTR, tag, re.I) for u in attr if u]
+        urls += [u for css in re.findall(CSS_URL, text) for u in css if u]
+        found += [f"{path.relative_to(site)}: {u}" for u in ",".join(urls).split(",")
+                  if EXTERNAL.match(u.strip())]  # fmt: skip
     return found
 
 
-def _css_urls(css: str) -> list[str]:
-    urls = (m["url"] or m["imp"] for m in CSS_URL.finditer(css))
-    return [url for url in urls if EXTERNAL.match(url)]
-
-
-def test_no_third_party_requests(site: Path) -> None:
+def test_the_site_builds_and_fetches_nothing_from_third_parties(site: Path) -> None:
+    # build_site runs sphinx-build -W and raises with the warnings when there is any.
+    assert (site / "searchindex.js").is_file(), "the offline search needs searchindex.js"
     assert external_fetches(site) == []
 
 
@@ -128,42 +103,6 @@ def test_every_requirement_declaration_shows_as_a_badge(site: Path) -> None:
     assert "CUDA" in labels, "docs/tensors/creating.md has a needs-cuda block"
 
 
-def imported(source: str, package: str = "torchsheet_harness.sphinx_ext") -> list[str]:
-    """Every module (and name) a module of ``package`` imports, absolute."""
-    found = []
-    for node in ast.walk(ast.parse(source)):
-        if isinstance(node, ast.Import):
-            found += [alias.name for alias in node.names]
-        elif isinstance(node, ast.ImportFrom):
-            base = package.rsplit(".", node.level - 1)[0] if node.level else ""
-            module = ".".join(filter(None, [base, node.module]))
-            found += [module] + [f"{module}.{alias.name}" for alias in node.names]
-    return found
-
-
-def test_the_site_reads_no_page_itself() -> None:
-    # The extension reads the doctree and the results files; no Sybil, no lexer of pages.
-    lexing = ("sybil", *(f"torchsheet_harness.pages.{m}" for m in ("blocks", "coverage", "parser")))
-    assert "torchsheet_harness.pages.blocks" in imported("from ..pages import blocks")
-    found = [
-        f"{module.name}: {name}"
-        for module in Path(sphinx_ext.__file__).parent.glob("*.py")
-        for name in imported(module.read_text(encoding="utf-8"))
-        if name.startswith(lexing)
-    ]
-    assert found == []
-
-
-def test_output_blocks_are_marked_and_not_code(site: Path) -> None:
-    outputs = [b for page in pages(site) for b in html_blocks(page) if b.is_output]
-    assert outputs, "the pages show output blocks"
-    assert all(block.language == "text" for block in outputs)
-    css = (site / "_static" / "torchsheet.css").read_text(encoding="utf-8")
-    assert 'content: "Output"' in css
-    conf = (site / "_static" / "copybutton.js").read_text(encoding="utf-8")
-    assert "div:not(.output) > div.highlight > pre" in conf, "output blocks get no copy button"
-
-
 # ---------------------------------------------------------------------------------------------
 # The extension on planted sites
 
@@ -205,66 +144,56 @@ def status_line(text: str) -> str:
     return html.unescape(re.sub(r"<[^>]+>", "", status[1]))
 
 
-def result_lines(text: str) -> list[str]:
-    return re.findall(r'<span class="ts-result">(.*?)</span>', text)
+SKIPPED = {"5": PASSED, "10": CUDA_SKIP}  # the CUDA block skipped on a CPU run
 
 
 @pytest.mark.parametrize(
-    ("recorded", "expected"),
+    ("runs", "status", "results"),
     [
-        (None, "Not verified in this build: no test results for this page."),
-        ("stale", "Not verified in this build: the page changed after the last test run."),
+        ([], "Not verified in this build: no test results for this page.", []),
         (
-            "fresh",
+            [(CPU_213, SKIPPED, "stale")],
+            "Not verified in this build: the page changed after the last test run.",
+            [],
+        ),
+        (
+            [(CPU_213, SKIPPED, "results")],
             "Verified with torch 2.13.0 on CPU (1 block); 1 needs a CUDA GPU, which the test "
             "machine lacked.",
+            ["Not verified: skipped with torch 2.13.0 on CPU (needs CUDA, found 0 CUDA GPUs)."],
+        ),
+        (  # the CPU block, verified wherever it ran (the GPU run did not select it): no line
+            [(CPU_213, SKIPPED, "results"), (CPU_214, SKIPPED, "results"),
+             (H200, {"5": {}, "10": PASSED}, "committed")],  # a `-m gpu` run
+            "Verified with torch 2.13.0 and 2.14.1 on CPU (1 block), and on NVIDIA H200 with "
+            "torch 2.11.0+cu130 (1 CUDA block).",
+            ["Verified with torch 2.11.0+cu130 on NVIDIA H200; skipped with torch 2.13.0 and "
+             "2.14.1 on CPU (needs CUDA, found 0 CUDA GPUs)."],
+        ),
+        (  # the CPU block gets a line of its own saying where it fails and where it passes
+            [(CPU_213, SKIPPED, "results"),
+             (CPU_214, {"5": {"outcome": "failed"}, "10": CUDA_SKIP}, "results")],
+            "Failing with torch 2.14.1 on CPU: 1 of 2 blocks failed (line 5), passing with "
+            "torch 2.13.0 on CPU.",
+            ["Failed with torch 2.14.1 on CPU; passed with torch 2.13.0 on CPU.",
+             "Not verified: skipped with torch 2.13.0 and 2.14.1 on CPU (needs CUDA, found 0 "
+             "CUDA GPUs)."],
         ),
     ],
-)
-def test_the_status_line_comes_from_the_results_file(
-    tmp_path: Path, recorded: str | None, expected: str
+    ids=["no results", "stale", "one run", "every environment", "a failure"],
+)  # fmt: skip
+def test_the_status_line_and_badges_say_what_the_results_say(
+    tmp_path: Path, runs: list, status: str, results: list[str]
 ) -> None:
-    plant(tmp_path, page())
-    if recorded is not None:
-        record(tmp_path, CPU_213, {"5": PASSED, "10": CUDA_SKIP}, stale=recorded == "stale")
+    plant(tmp_path, page(), conf=f"torchsheet_results = 'results{os.pathsep}committed'\n")
+    for environment, blocks, folder in runs:
+        stale = folder == "stale"
+        record(tmp_path, environment, blocks, stale=stale, folder="results" if stale else folder)
     site = build(tmp_path)
     assert site.warnings == ""
-    assert status_line(site.html()) == expected
+    assert status_line(site.html()) == status
+    assert re.findall(r'<span class="ts-result">(.*?)</span>', site.html()) == results
     assert '>CUDA</abbr><span class="ts-how">Needs CUDA; tested with <code' in site.html()
-
-
-def test_every_environment_that_verified_the_page_is_listed(tmp_path: Path) -> None:
-    both = f"torchsheet_results = 'results{os.pathsep}committed'\n"
-    plant(tmp_path, page(), conf=both)
-    record(tmp_path, CPU_213, {"5": PASSED, "10": CUDA_SKIP})
-    record(tmp_path, CPU_214, {"5": PASSED, "10": CUDA_SKIP})
-    record(tmp_path, H200, {"5": {}, "10": PASSED}, folder="committed")  # a `-m gpu` run
-    text = build(tmp_path).html()
-    assert status_line(text) == (
-        "Verified with torch 2.13.0 and 2.14.1 on CPU (1 block), and on NVIDIA H200 with "
-        "torch 2.11.0+cu130 (1 CUDA block)."
-    )
-    # The CUDA block says where it was verified; the CPU block, verified wherever it ran
-    # (the GPU run did not select it), says nothing more.
-    assert result_lines(text) == [
-        "Verified with torch 2.11.0+cu130 on NVIDIA H200; skipped with torch 2.13.0 and 2.14.1 "
-        "on CPU (needs CUDA, found 0 CUDA GPUs)."
-    ]
-
-
-def test_a_failure_in_one_environment_shows_on_the_page(tmp_path: Path) -> None:
-    plant(tmp_path, page())
-    record(tmp_path, CPU_213, {"5": PASSED, "10": CUDA_SKIP})
-    record(tmp_path, CPU_214, {"5": {"outcome": "failed"}, "10": CUDA_SKIP})
-    text = build(tmp_path).html()
-    assert 'class="ts-status ts-status-failed' in text
-    assert status_line(text) == (
-        "Failing with torch 2.14.1 on CPU: 1 of 2 blocks failed (line 5), passing with torch "
-        "2.13.0 on CPU."
-    )
-    # The CPU block gets a badge of its own saying where it fails and where it passes.
-    assert 'title="Runs on CPU; tested on every run of the suite. Failed' in text
-    assert "Failed with torch 2.14.1 on CPU; passed with torch 2.13.0 on CPU." in result_lines(text)
 
 
 def view(*runs: tuple[Environment, dict, str]) -> PageView:
@@ -313,3 +242,49 @@ def test_a_page_where_nothing_ran_does_not_say_verified() -> None:
     status = status_of([page])
     assert status.state == "unverified" and "Verified" not in status.text
     assert "2 need a CUDA GPU, which the test machine (torch 2.13.0 on CPU) lacked" in status.text
+
+
+# ---------------------------------------------------------------------------------------------
+# docs/verification.md's table: the matrix, its newest version, when each environment verified
+
+CPU_215 = Environment(torch="2.15.0+cu132", cuda="13.2", device="CPU", gpus=0, python="3.11.7")
+ENVIRONMENTS_PAGE = (
+    "# Small\n\nA page.\n\n```python\n>>> 1 + 1\n2\n```\n\n```{verified-environments}\n```\n"
+)
+
+
+def cells(text: str) -> list[list[str]]:
+    table = re.search(r'<table class="[^"]*ts-environments[^"]*">(.*?)</table>', text, re.S)
+    rows = re.findall(r"<tr[^>]*>(.*?)</tr>", table[1], re.S)
+    return [
+        [re.sub(r"<[^>]+>", "", c) for c in re.findall(r"<td>(.*?)</td>", r, re.S)] for r in rows
+    ]
+
+
+def test_each_environment_with_its_run_date_newest_torch_first(tmp_path: Path) -> None:
+    plant(
+        tmp_path,
+        {"index.md": ENVIRONMENTS_PAGE},
+        "torchsheet_matrix = ('2.13.0', '2.14.1', '2.15.0')\n",
+    )
+    for environment in (CPU_213, CPU_215):
+        record(tmp_path, environment, {"5": PASSED})
+    record(tmp_path, CPU_214, {"5": PASSED}, stale=True)  # a run of an older source: no pages
+    text = build(tmp_path).html()
+    assert [row for row in cells(text) if row] == [
+        ["2.15.0+cu132", "CPU", "3.11.7", "2026-01-01 00:00 UTC", "1", "1"],
+        ["2.14.1", "CPU", "3.11.7", "—", "0", "0"],
+        ["2.13.0", "CPU", "3.11.7", "2026-01-01 00:00 UTC", "1", "1"],
+    ]
+    sentence = html.unescape(re.search(r'<p class="ts-matrix">(.*?)</p>', text)[1])
+    assert sentence.startswith(
+        "The test matrix (noxfile.py): torch 2.13.0, 2.14.1 and 2.15.0; the newest is 2.15.0. "
+        "torch 2.15.0: verified on CPU, last run 2026-01-01 00:00 UTC (1 page, 1 block passed)."
+    )
+    assert "torch 2.14.1: no run of it in this build's results." in sentence
+
+
+def test_the_matrix_is_the_noxfiles() -> None:
+    import noxfile
+
+    assert torch_versions() == noxfile.TORCH_VERSIONS

@@ -1,25 +1,9 @@
 """What the copy button yields pastes at the classic ``python`` prompt, Python 3.13's REPL and
-IPython on a real terminal (a pseudo-terminal read off a terminal emulator: repl_screen.py).
-
-Every block's copy is checked without a terminal (torchsheet_harness/pages/copy_text.py), and the
-page run executes each block as the prompt does; this is what only a terminal shows, on one page
-of the forms that are hard to paste (tests/support/pasted_page.md: nested blocks under a
-decorator, a shown exception, blank lines in a loop, a ``>>>`` class body with bare ``...`` lines,
-lines that continue the one above). Pasted block after block from its built copy buttons,
-bracketed and without bracketed paste (typed at the classic prompt; at the others, a block with
-an indented line their own way, F3 or ``%cpaste``), each runs after one Enter, with no
-SyntaxError, no traceback the page does not show, and the page's outputs on the screen (of which
-3.13's REPL and IPython, taking a paste as one input, show the last value only). And what the
-site says of those REPLs: typed lines are indented again after a ``:``, a pasted block shows its
-last value only, IPython stops it at its first exception.
-
-The page is planted, not the site's: it needs no torch, so ``nox -s paste-repls`` installs none
-on Python 3.13, where PyPI's is the CUDA build (here: 1.3 GB downloaded, 4.7 GB installed, 315 s
-for torch alone, against 100-210 s for the whole venv without it), and its forms stay there by
-construction, whatever the site's pages become. What torch prints is the page run's to check.
-The classic prompt runs in ``nox -s harness-tests``, the others in ``nox -s paste-repls``;
-elsewhere they skip, and under that session (TORCHSHEET_PASTE_REPLS=1) a missing one fails.
-"""
+IPython on a pseudo-terminal read through a terminal emulator (repl_screen.py): one planted page
+of the forms hard to paste (tests/support/pasted_page.md: no torch, so ``nox -s paste-repls``
+installs none), block after block, bracketed and typed; and what the site says of those REPLs.
+The classic prompt runs in ``nox -s harness-tests``; the others, in ``nox -s paste-repls``,
+where a missing one fails (elsewhere they skip)."""
 
 from __future__ import annotations
 

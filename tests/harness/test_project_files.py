@@ -6,8 +6,6 @@ import os
 import re
 from pathlib import Path
 
-import pytest
-
 ROOT = Path(__file__).resolve().parents[2]
 PYPROJECT = (ROOT / "pyproject.toml").read_text()
 BOOK = "Build a Large Language Model"
@@ -18,22 +16,11 @@ RULE = (
 )
 
 
-def flat(text: str) -> str:
-    return " ".join(text.split())
-
-
 def pyproject_field(name: str) -> str:
     """A [project] string field, or the text of a ``{ text = ... }`` table (no tomllib on 3.10)."""
     match = re.search(rf'^{name}\s*=\s*(?:\{{\s*text\s*=\s*)?"([^"]+)"', PYPROJECT, re.M)
     assert match, f"pyproject.toml: no {name}"
     return match.group(1)
-
-
-@pytest.mark.parametrize("name", ["LICENSE", "NOTICE", "CONTRIBUTING.md", "CHANGELOG.md"])
-def test_file_exists(name: str) -> None:
-    path = ROOT / name
-    assert path.is_file(), f"{name} is missing"
-    assert path.read_text().strip(), f"{name} is empty"
 
 
 def test_license_is_mit_as_pyproject_says() -> None:
@@ -57,18 +44,18 @@ def test_notice_credits_the_adapted_code() -> None:
     assert "Apache License" in licence and "Version 2.0, January 2004" in licence
     # Each file NOTICE lists exists and names its source (4(b), 4(c)).
     used = re.findall(r"^\s*- (\S+\.(?:md|py))\b", notice, re.M)
-    expected = {
+    adapted = {
         "docs/training/training-loop.md",
         "snippets/ddp_spawn.py",
         "snippets/ddp_torchrun.py",
     }
-    assert expected <= set(used), used
+    assert adapted <= set(used), used
     for path in used:
         assert BOOK in (ROOT / path).read_text(), f"{path} does not name {BOOK!r}"
 
 
 def test_contributing_states_the_rule_and_the_commands() -> None:
-    text = flat((ROOT / "CONTRIBUTING.md").read_text())
+    text = " ".join((ROOT / "CONTRIBUTING.md").read_text().split())
     assert RULE in text
     for command in ("nox -s docs-tests", "nox -s docs", "nox -s lint", "Adding a page"):
         assert command in text, command
@@ -84,39 +71,22 @@ def test_changelog_has_unreleased_and_the_current_version() -> None:
     )
 
 
-def ci_commands() -> list[str]:
-    lines = (ROOT / ".ci" / "run").read_text().splitlines()
-    return [line.strip() for line in lines if line.strip() and not line.lstrip().startswith("#")]
-
-
-def ci_sessions(commands: list[str]) -> list[str]:
-    """The nox sessions .ci/run runs, in order: its ``sessions=(...)`` and ``sessions+=(...)``."""
-    found = [re.fullmatch(r"sessions\+?=\((.*)\)", command) for command in commands]
-    return [match.group(1).strip('"') for match in found if match]
-
-
-def test_ci_runs_the_lint_session_before_the_tests() -> None:
+def test_ci_runs_lint_every_leg_and_the_other_sessions_with_nox_in_a_venv() -> None:
     assert os.access(ROOT / ".ci" / "run", os.X_OK), ".ci/run is not executable"
-    commands = ci_commands()
+    lines = (ROOT / ".ci" / "run").read_text().splitlines()
+    commands = [line.strip() for line in lines if line.strip() and not line.strip()[0] == "#"]
     assert "set -euo pipefail" in commands  # any failing step fails CI
-    # Once per run, between the legs and the build: the harness's tests and the GPU-host check.
-    assert ci_sessions(commands) == [
+    # Its sessions=(...) and sessions+=(...), in order: once per run, between the legs and the
+    # build, the harness's tests and the GPU-host check; a leg per torch version by default.
+    found = [re.fullmatch(r"sessions\+?=\((.*)\)", command) for command in commands]
+    assert [match[1].strip('"') for match in found if match] == [
         "lint", "docs-tests(torch='$torch')", "harness-tests", "paste-repls", "docs",
     ]  # fmt: skip
+    assert "for torch in $legs; do" in commands
+    assert any("noxfile.TORCH_VERSIONS" in c for c in commands)
     # Each in the venv built for it ahead (tests/harness/test_ci_sessions.py).
     assert '.ci/run-sessions .nox/ci-prepared "$nox" "${sessions[@]}"' in commands
-
-
-def test_ci_runs_every_leg_of_the_torch_matrix() -> None:
-    commands = ci_commands()
-    assert "for torch in $legs; do" in commands
-    assert "sessions+=(\"docs-tests(torch='$torch')\")" in commands
-    assert any("noxfile.TORCH_VERSIONS" in c for c in commands)  # every leg by default
-
-
-def test_ci_installs_nox_as_the_readme_does() -> None:
-    commands = ci_commands()
-    assert "python3 -m venv .venv" in commands
+    assert "python3 -m venv .venv" in commands  # nox installed as the README does
     assert any(c.startswith(".venv/bin/python -m pip install") and "nox" in c for c in commands)
 
 

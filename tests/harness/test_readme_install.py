@@ -1,13 +1,6 @@
-"""The README's first command works, as written, with a Python marked externally managed.
-
-Debian 12 and Ubuntu 24.04 mark their own ``python3`` externally managed (PEP 668): ``pip
-install`` into it stops with ``error: externally-managed-environment``. The command is taken from
-the README's "Two commands" block (not retyped here); its install part runs with
-``/usr/bin/python3`` first on PATH, in a temporary folder, up to a cheap ``nox --list``. The old
-command is run the same way to show it fails there, so the test proves its own premise.
-
-Needs the package registry (``pip install nox``); about 15 s.
-"""
+"""The README's first command works as written with a Python marked externally managed (PEP 668:
+Debian 12, Ubuntu 24.04), where the old ``pip install nox`` is refused; its install part runs
+with ``/usr/bin/python3`` first on PATH, up to ``nox --list`` (needs the package registry)."""
 
 from __future__ import annotations
 
@@ -55,38 +48,23 @@ def system_env() -> dict[str, str]:
     return env
 
 
-def marked_externally_managed() -> bool:
-    probe = (
-        "import os, sysconfig; "
-        "print(os.path.isfile(os.path.join(sysconfig.get_path('stdlib'), 'EXTERNALLY-MANAGED')))"
-    )
-    out = subprocess.run([SYSTEM_PYTHON, "-c", probe], capture_output=True, text=True, check=True)
-    return out.stdout.strip() == "True"
-
-
 @pytest.fixture(scope="module")
 def system_python() -> Path:
     if not SYSTEM_PYTHON.exists():
         pytest.skip(f"{SYSTEM_PYTHON} is missing: no distribution Python to try the README with")
-    if not marked_externally_managed():
+    probe = "import os, sysconfig; os.stat(sysconfig.get_path('stdlib') + '/EXTERNALLY-MANAGED')"
+    if subprocess.run([SYSTEM_PYTHON, "-c", probe], capture_output=True).returncode:
         pytest.skip(f"{SYSTEM_PYTHON} is not marked externally managed (PEP 668)")
     found = shutil.which("python3", path=system_env()["PATH"])
     assert found and Path(found).resolve() == SYSTEM_PYTHON.resolve(), found
-    has_venv = subprocess.run([SYSTEM_PYTHON, "-c", "import ensurepip, venv"], capture_output=True)
-    if has_venv.returncode:
+    if subprocess.run([SYSTEM_PYTHON, "-c", "import ensurepip, venv"]).returncode:
         pytest.skip(f"{SYSTEM_PYTHON} lacks venv/ensurepip: apt-get install python3-venv")
     return SYSTEM_PYTHON
 
 
 def run(command: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        ["bash", "-c", command],
-        cwd=cwd,
-        env=system_env(),
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
+    env, bash = system_env(), ["bash", "-c", command]
+    return subprocess.run(bash, cwd=cwd, env=env, capture_output=True, text=True, timeout=600)
 
 
 def test_old_command_is_refused(system_python: Path, tmp_path: Path) -> None:
@@ -106,13 +84,10 @@ def test_readme_first_command_installs_nox(system_python: Path, tmp_path: Path) 
     assert f"home = {system_python.parent}" in cfg.read_text(), cfg.read_text()
 
 
-def test_readme_commands_use_the_installed_nox() -> None:
+def test_readme_commands_use_the_installed_nox_and_ci_installs_venv() -> None:
     _, nox = install_part()
     for command in readme_commands()[1:]:
         assert command.startswith(f"{nox} "), f"README: {command!r} does not run {nox}"
-
-
-def test_ci_installs_venv_for_the_system_python() -> None:
     lines = (ROOT / ".ci" / "apt-packages.txt").read_text().splitlines()
     packages = {line.strip() for line in lines if line.strip() and not line.startswith("#")}
     assert {"python3-venv", "python3-pip"} <= packages, packages

@@ -5,24 +5,21 @@ from __future__ import annotations
 import json
 import os
 from collections import Counter
+from functools import partial
 from pathlib import Path
 
 import pytest
-from planted import PLUGIN, RECORDER, conftest
+from planted import PLUGIN, RECORDER, REPO, write_project
 
 from torchsheet_harness.environment import gpu_run_refusal
 from torchsheet_harness.pages.requirements import cuda_device_count
 from torchsheet_harness.results import (
     Environment,
-    PageEntry,
     environment_key,
     input_paths,
-    merge_page,
     output_path,
     page_digest,
 )
-
-ROOT = Path(__file__).resolve().parents[2]
 
 PAGE = """\
 # A page
@@ -52,13 +49,10 @@ pip install torch
 
 @pytest.fixture
 def project(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> pytest.Pytester:
-    monkeypatch.setenv("PYTHONPATH", str(ROOT))
+    monkeypatch.setenv("PYTHONPATH", str(REPO))
     monkeypatch.delenv("TORCHSHEET_RESULTS", raising=False)
-    pytester.makeconftest(conftest(PLUGIN, RECORDER))
-    docs = pytester.path / "docs" / "section"
-    docs.mkdir(parents=True)
-    (docs / "a.md").write_text(PAGE)
-    (docs / "b.md").write_text(PAGE.replace("2 * 3\n6", "2 * 4\n9"))
+    pages = {"section/a.md": PAGE, "section/b.md": PAGE.replace("2 * 3\n6", "2 * 4\n9")}
+    write_project(pytester.path, pages, PLUGIN, RECORDER)
     return pytester
 
 
@@ -77,9 +71,7 @@ def outcomes(data: dict, page: str) -> dict[int, str]:
 
 def test_written_by_the_xdist_controller_per_page_in_blocks(project: pytest.Pytester) -> None:
     pytest.importorskip("xdist")
-    run = project.runpytest_subprocess(
-        "-p", "xdist", "-n", "2", "docs", "--torchsheet-results=elsewhere/r.json"
-    )  # fmt: skip
+    run = project.runpytest_subprocess("-n", "2", "docs", "--torchsheet-results=elsewhere/r.json")
     run.assert_outcomes(passed=3, failed=1, skipped=6)
     data = results(project, "elsewhere/r.json")
     pages = data["pages"]
@@ -91,17 +83,13 @@ def test_written_by_the_xdist_controller_per_page_in_blocks(project: pytest.Pyte
     assert all(isinstance(value, float) and 0 <= value < 60 for value in seconds.values())
     assert a["blocks"]["5"] == {"end": 10, "outcome": "passed"}
     assert a["blocks"]["12"] == {  # one block of two >>> lines: one entry, its needs as data
-        "end": 17,
-        "requires": {"gpus": 1, "torchrun": 0, "slurm": False},
-        "outcome": "skipped",
-        "reason": "needs CUDA, found 0 CUDA GPUs",
-    }
+        "end": 17, "requires": {"gpus": 1, "torchrun": 0, "slurm": False},
+        "outcome": "skipped", "reason": "needs CUDA, found 0 CUDA GPUs",
+    }  # fmt: skip
     assert a["blocks"]["20"] == {
-        "end": 22,
-        "not_run": "a shell command",
-        "outcome": "skipped",
+        "end": 22, "not_run": "a shell command", "outcome": "skipped",
         "reason": "not run: a shell command",
-    }
+    }  # fmt: skip
     source = (project.path / "docs" / "section" / "a.md").read_text(encoding="utf-8")
     assert a["sha256"] == page_digest(source)
     assert outcomes(data, "section/b.md")[5] == "failed" and b["errors"] == 0
@@ -119,68 +107,28 @@ def test_a_partial_selection_records_only_the_blocks_that_ran(project: pytest.Py
     assert outcomes(results(project), "section/a.md") == {20: "skipped"}
     assert page["blocks"]["5"] == {"end": 10} and "reuse" not in page  # known, not run whole
     assert "results of 1 blocks on 1 pages recorded" in run.stdout.str()
-
-
-def test_m_gpu_records_the_gpu_blocks_it_selected(project: pytest.Pytester) -> None:
-    run = project.runpytest_subprocess("docs", "-m", "gpu")
-    run.assert_outcomes(skipped=4, deselected=6)
-    data = results(project)
-    assert outcomes(data, "section/a.md") == {12: "skipped"}
-    assert outcomes(data, "section/b.md") == {12: "skipped"}
-
-
-def test_a_failure_is_recorded_even_when_its_block_was_cut_short(
-    project: pytest.Pytester,
-) -> None:
-    run = project.runpytest_subprocess("docs/section/b.md", "-x")
-    run.assert_outcomes(passed=1, failed=1)
+    # A stop on the first failure (-x) still records it, though its block was cut short.
+    project.runpytest_subprocess("docs/section/b.md", "-x").assert_outcomes(passed=1, failed=1)
     assert outcomes(results(project), "section/b.md") == {5: "failed"}
 
 
-def test_whole_pages_merge_into_one_file_per_environment(project: pytest.Pytester) -> None:
-    project.runpytest_subprocess("docs/section/a.md")
-    project.runpytest_subprocess("docs/section/b.md")
+def test_runs_merge_per_block_while_the_page_is_unchanged(project: pytest.Pytester) -> None:
+    run = project.runpytest_subprocess("docs", "-m", "gpu")
+    run.assert_outcomes(skipped=4, deselected=6)  # the GPU blocks only, none passed here
+    project.runpytest_subprocess("docs/section/a.md", "-m", "not gpu")
     files = list((project.path / "docs" / "_build" / "results").glob("*.json"))
     assert len(files) == 1  # one environment, one file: the second run merged into it
-    environment = json.loads(files[0].read_text())["environment"]
-    assert files[0].stem == environment["key"] == environment_key(environment)
-    assert environment["key"].startswith("torch-") and "-cpu-py3." in environment["key"]
-    data = results(project)
-    assert set(data["pages"]) == {"section/a.md", "section/b.md"}
-    assert data["last_run"]["args"][-1] == "docs/section/b.md"
-
-
-def test_blocks_merge_while_the_page_is_unchanged(project: pytest.Pytester) -> None:
-    project.runpytest_subprocess("docs/section/a.md", "-m", "gpu")
-    project.runpytest_subprocess("docs/section/a.md", "-m", "not gpu")
-    assert outcomes(results(project), "section/a.md") == {
-        5: "passed",
-        12: "skipped",
-        20: "skipped",
-    }
+    data = json.loads(files[0].read_text())
+    assert files[0].stem == data["environment"]["key"] == environment_key(data["environment"])
+    assert data["environment"]["key"].startswith("torch-") and "-cpu-py3." in files[0].stem
+    assert outcomes(data, "section/a.md") == {5: "passed", 12: "skipped", 20: "skipped"}
+    assert outcomes(data, "section/b.md") == {12: "skipped"}
+    assert data["last_run"]["args"][-3:] == ["docs/section/a.md", "-m", "not gpu"]
     page = project.path / "docs" / "section" / "a.md"
     page.write_text(page.read_text() + "\nEdited.\n")
     project.runpytest_subprocess("docs/section/a.md", "-m", "gpu")
     # The earlier blocks ran an older source: dropped, not mixed with the new one.
     assert outcomes(results(project), "section/a.md") == {12: "skipped"}
-
-
-def test_merge_page_rules() -> None:
-    blocks = {"5": {"end": 7, "outcome": "passed"}, "9": {"end": 9}}
-    old = PageEntry(sha256="a", finished="1", errors=0, reuse="k", blocks=blocks)
-    new = PageEntry(
-        sha256="a",
-        finished="2",
-        errors=0,
-        blocks={"5": {"end": 7}, "9": {"end": 9, "outcome": "failed"}},
-    )
-    merged = merge_page(old, new)
-    assert merged["blocks"] == {
-        "5": {"end": 7, "outcome": "passed"},
-        "9": {"end": 9, "outcome": "failed"},
-    }
-    assert merged["finished"] == "2" and "reuse" not in merged
-    assert merge_page({**old, "sha256": "b"}, new) == new
 
 
 def test_the_results_path_rule(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -189,16 +137,11 @@ def test_the_results_path_rule(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) 
     key = environment_key(environment)
     assert key == "torch-2.14.1-cpu-py3.11"
     docs = tmp_path / "docs"
-    assert output_path(None, docs=docs, environment=environment) == (
-        docs / "_build" / "results" / f"{key}.json"
-    )
-    assert output_path("r.json", docs=docs, environment=environment, option_base=tmp_path) == (
-        tmp_path / "r.json"
-    )
-    assert output_path("out", docs=docs, environment=environment, option_base=tmp_path) == (
-        tmp_path / "out" / f"{key}.json"
-    )
-    assert output_path("", docs=docs, environment=environment) is None
+    out = partial(output_path, docs=docs, environment=environment, option_base=tmp_path)
+    assert out(None) == docs / "_build" / "results" / f"{key}.json"
+    assert out("r.json") == tmp_path / "r.json"
+    assert out("out") == tmp_path / "out" / f"{key}.json"
+    assert out("") is None
     assert input_paths(None, docs=docs) == [docs / "_build" / "results", docs / "_results"]
     monkeypatch.setenv("TORCHSHEET_RESULTS", f"{tmp_path / 'a'}{os.pathsep}{tmp_path / 'b.json'}")
     assert input_paths(None, docs=docs) == [tmp_path / "a", tmp_path / "b.json"]

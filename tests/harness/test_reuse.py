@@ -1,12 +1,6 @@
 """``--torchsheet-reuse``: a page or sheet-side test file whose recorded pass still holds is not
-run again.
-
-One planted project, a chain of in-process pytest runs (``pytester.inline_run``): the first
-records every page and the sheet-side test file (and names its slow block); the next ones plant a
-change in each part of the reuse key (the page, an included snippet, a file the test file
-declares it reads, the harness's conftest.py, an installed distribution) and check that exactly
-the files it touches run again, with why, while a page whose record failed always runs.
-"""
+run again. A chain of in-process runs (``pytester.inline_run``) plants a change in each part of
+the reuse key and checks that exactly the files it touches run again, with why."""
 
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
-"""The ``%`` markers: their grammar and placement, checked at collection as pure functions of
-torchsheet_harness/pages/markers.py; invisible to the harness; and the quick reference and
-pitfalls the build makes of them, from the block itself (nothing retyped).
-"""
+"""The ``%`` markers: their grammar and placement, and what they point at (an excerpt that runs as
+shown, a trap listed on the pitfalls page), checked at collection as pure functions of
+torchsheet_harness/pages/ naming page:line; invisible to the harness; and the quick reference
+and pitfalls the build makes of them, from the block itself (nothing retyped)."""
 
 from __future__ import annotations
 
@@ -10,22 +10,21 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from planted import PLUGIN, conftest
 from sheet_site import CPU_213, build, plant, record, two_pages
 from sybil import Document
 
-from torchsheet_harness.checks.audit import audit_page
-from torchsheet_harness.pages.excerpts import ExcerptError, excerpt_lines
+from torchsheet_harness.pages.excerpts import (
+    ExcerptError,
+    excerpt_lines,
+    excerpt_problem,
+    module_bindings,
+)
 from torchsheet_harness.pages.markers import (
     Marker,
     Message,
-    Pitfall,
-    Quickref,
     messages_of,
     page_marker_problems,
     parse_marker,
-    pitfall_of,
-    quickref_of,
 )
 from torchsheet_harness.pages.parser import PageParser
 
@@ -90,10 +89,6 @@ def test_a_marker_is_one_comment_line_of_a_known_kind() -> None:
     assert parse_marker("% error:", 9) == Marker("error", "", 9)
     assert parse_marker("% a plain comment", 1) is None
     assert parse_marker("% todo: later", 1) is None
-    assert quickref_of(Marker("quickref", "Creation | 2, 4-5", 1)) == Quickref("Creation", "2, 4-5")
-    assert quickref_of(Marker("quickref", "Creation", 1)) == Quickref("Creation", None)
-    assert pitfall_of(Marker("pitfall", "a | `b` | c", 1)) == Pitfall("a", "`b`", "c")
-    assert pitfall_of(Marker("pitfall", "a | b", 1)) is None
 
 
 def test_aliases_belong_to_the_message_above_them() -> None:
@@ -173,15 +168,6 @@ def test_markers_change_nothing_the_harness_collects(tmp_path: Path) -> None:
     assert "SkipWithReason" in [kind for kind, _ in marked_regions]
 
 
-def test_markers_leave_the_audit_clean_and_a_marker_on_not_run_is_caught(tmp_path: Path) -> None:
-    page = tmp_path / "page.md"
-    page.write_text(PAGE, encoding="utf-8")
-    assert audit_page(page).problems == []
-    page.write_text(PAGE.replace("% not-run: a shell command\n", "% not-run: x\n% quickref: X\n"))
-    problems = audit_page(page).problems
-    assert problems and all("page.md" in problem for problem in problems)
-
-
 def test_the_build_shows_marked_lines_and_links_them(tmp_path: Path) -> None:
     site = build(tmp_path, two_pages("```{quick-reference}\nCreation\n```", PAGE))
     assert site.warnings == ""
@@ -210,10 +196,64 @@ def test_a_quickref_section_the_sheet_does_not_show_fails_the_build(tmp_path: Pa
     assert "page.md:34: quickref section 'Unknown section' is not on the quick" in warnings
 
 
-def test_a_bad_marker_fails_pytest_on_the_page_at_collection(pytester: pytest.Pytester) -> None:
-    pytester.makeconftest(conftest(PLUGIN))
-    pytester.mkdir("docs")
-    pytester.path.joinpath("docs", "page.md").write_text(PAGE.replace("Creation | 3", "C | 4"))
-    result = pytester.runpytest_inprocess("-p", "no:cacheprovider", "--co", "docs/page.md")
-    result.assert_outcomes(errors=1)
-    result.stdout.fnmatch_lines(["*page.md:7: line 4 of the block is not the start of a*"])
+def test_an_excerpt_uses_only_names_the_page_defines_before_it() -> None:
+    page = ["import torch\nx = torch.zeros(2)\n", "for item in x:\n    total = item\n"]
+    assert excerpt_problem(["x.sum(), total", "len(torch.ones(1))"], page) is None
+    assert "only the header 'for item in x:' binds" in excerpt_problem(["print(item)"], page)
+    assert "'later'" in excerpt_problem(["later + 1"], page)
+    assert excerpt_problem(["[y for y in x]", "f = lambda z: z"], page) is None
+
+
+def test_module_bindings_tell_plain_statements_from_headers() -> None:
+    source = (
+        "import torch.nn as nn\nfrom os import path\nx, (y, *z) = 1, (2, 3)\n"
+        "def f(a):\n    inner = a\nfor i in range(2):\n    body = i\n"
+        "with open('f') as handle:\n    pass\n"
+        "try:\n    pass\nexcept OSError as error:\n    caught = 1\n"
+    )
+    plain, headers = module_bindings(source)
+    assert plain == {"nn", "path", "x", "y", "z", "f", "body", "caught"}
+    assert set(headers) == {"i", "handle", "error"}
+    assert module_bindings("not python (") == (set(), {})
+
+
+def test_excerpts_that_do_not_run_as_shown_are_problems_naming_page_and_line() -> None:
+    loop = "for item in range(3):\n    print(item)\n"
+    blocks = [
+        marked(7, code=">>> import torch\n>>> x = torch.zeros(2)\n"),
+        marked(11, "% quickref: Creation", code=">>> x.shape\ntorch.Size([2])\n"),  # fine
+        marked(15, "% quickref: Creation | 2", code=loop),
+        marked(19, "% quickref: Creation | 1", code="with open('f') as h:\n    t = h.read()\n"),
+        marked(23, "% quickref: Creation | 3", code=loop.replace("print", "total =") + "item\n"),
+        marked(27, "% quickref: Creation", code="print(undefined_name)\n"),
+    ]
+    problems = page_marker_problems("docs/p.md", blocks)
+    assert [problem.split(": ", 1)[0] for problem in problems] == [
+        "docs/p.md:14", "docs/p.md:18", "docs/p.md:22", "docs/p.md:26"
+    ]  # fmt: skip
+    assert (
+        "does not compile as shown (its line 1, '    print(item)': unexpected indent"
+        in (problems[0])
+    )
+    assert "does not compile as shown" in problems[1]
+    assert "the excerpt uses 'item', which only the header 'for item in range(3):'" in problems[2]
+    assert "the excerpt uses 'undefined_name', which neither" in problems[3]
+
+
+def test_a_trap_the_pitfalls_page_does_not_list_is_a_problem() -> None:
+    blocks = [
+        marked(7, section="Pitfall: one without a marker"),
+        marked(13, "% pitfall: a | b | c", section="Where it goes wrong, marked"),
+        marked(18, code="# WRONG, on purpose: the demonstration\nz = 3\n", section="A script"),
+        marked(22, code="# WRONG\n", executed=False, section="A script"),  # prose: owes none
+    ]
+    assert page_marker_problems("docs/p.md", blocks) == [
+        "docs/p.md:7: the section 'Pitfall: one without a marker' is titled as a trap, but no "
+        "block in it is listed on the pitfalls page; put '% pitfall: <the mistake> | <what it "
+        "does> | <the fix>' before the block that shows it, or retitle the section",
+        "docs/p.md:18: this block says WRONG in a comment, but is not listed on the pitfalls "
+        "page; put '% pitfall: <the mistake> | <what it does> | <the fix>' before it",
+    ]
+    blocks[0] = marked(7, "% pitfall: d | e | f", section="Pitfall: one without a marker")
+    blocks[2] = marked(18, "% pitfall: g | h | i", code="# WRONG\n", section="A script")
+    assert page_marker_problems("docs/p.md", blocks) == []

@@ -1,9 +1,5 @@
-"""snippets/dcp_reshard.py run again on fewer ranks, into the same folder, lists its own files only.
-
-``dcp.save`` replaces the files it writes and deletes none: a 1-rank run after a 2-rank run
-would find the earlier ``__1_0.distcp`` next to its own and list it as saved. The script's rank 0
-deletes an earlier run's DCP files before a barrier; this runs it twice to show it.
-"""
+"""snippets/dcp_reshard.py run again on fewer ranks into the same folder lists its own files
+only (``dcp.save`` deletes nothing: the script's rank 0 deletes an earlier run's files)."""
 
 from __future__ import annotations
 
@@ -13,9 +9,7 @@ import pytest
 
 from torchsheet_harness.run.torchrun import torchrun
 
-pytestmark = pytest.mark.torchsheet_inputs(
-    "snippets/dcp_reshard.py"
-)  # what its verdict reads (reuse key)
+pytestmark = pytest.mark.torchsheet_inputs("snippets/dcp_reshard.py")
 
 SCRIPT = Path(__file__).resolve().parents[2] / "snippets" / "dcp_reshard.py"
 TIMEOUT_SECONDS = 180.0

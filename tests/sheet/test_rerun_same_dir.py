@@ -1,9 +1,5 @@
-"""The process-groups page's TCPStore block runs twice in a row in one directory.
-
-Its ranks find rank 0's store through a port file in the working directory. A file left behind
-by the first run must not send the second run's ranks to a port nobody listens on (they would
-wait for the store until the timeout).
-"""
+"""The process-groups page's TCPStore block runs twice in a row in one directory: a port file
+left by the first run must not send the second run's ranks to a port nobody listens on."""
 
 from __future__ import annotations
 
@@ -14,9 +10,7 @@ import pytest
 
 from torchsheet_harness.run.torchrun import torchrun
 
-pytestmark = pytest.mark.torchsheet_inputs(
-    "docs/distributed/process-groups.md"
-)  # what its verdict reads (reuse key)
+pytestmark = pytest.mark.torchsheet_inputs("docs/distributed/process-groups.md")
 
 PAGE = Path(__file__).resolve().parents[2] / "docs" / "distributed" / "process-groups.md"
 BLOCK = re.compile(

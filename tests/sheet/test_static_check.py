@@ -8,7 +8,6 @@ from unittest import SkipTest
 
 import pytest
 import torch
-from planted import PLUGIN, conftest
 
 from torchsheet_harness.checks.static_check import check, findings
 from torchsheet_harness.locations import page_files, place
@@ -125,14 +124,3 @@ def test_every_gpu_block_and_snippet_of_today_passes() -> None:
     found = [findings(*code, shown) for code, shown in codes.items()]
     assert [message for f in found for _, message in f.problems] == []
     assert sum(f.names for f in found) > 500 and sum(f.bound for f in found) > 300
-
-
-def test_a_planted_cuda_block_fails_in_a_pytest_run(pytester, monkeypatch) -> None:
-    monkeypatch.setenv("PYTHONPATH", str(REPO))
-    monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "")
-    pytester.makeconftest(conftest(PLUGIN))
-    (pytester.mkdir("docs") / "planted.md").write_text(CUDA_PAGE)
-    result = pytester.runpytest_subprocess("-p", "no:cacheprovider", "-rA", "docs/planted.md")
-    out = result.stdout.str()
-    result.assert_outcomes(failed=3, skipped=1)
-    assert "docs/planted.md:6: `torch.cuda.memory_alocated` does not exist in torch" in out

@@ -1,7 +1,5 @@
-"""The page the REPL tests paste (pasted_page.md: the forms that are hard to paste, one block
-each), built with the site's conf.py, its blocks as the built copy buttons yield them, and what
-a REPL showed for one of them checked against it. Support for tests/harness/test_paste_repls.py.
-"""
+"""The page the REPL tests paste (pasted_page.md), built with the site's conf.py; its blocks as
+the built copy buttons yield them, and what a REPL showed for one checked against it."""
 
 from __future__ import annotations
 

@@ -1,9 +1,5 @@
-"""Print a built page to PDF with headless Chromium (Debian's ``chromium``), A4, no header.
-
-Used by ``nox -s pdf`` and tests/harness/test_pdf.py:
-``python tests/support/pdf_print.py docs/_build/html/quickref.html docs/_build/quickref.pdf``.
-The page's print stylesheet (docs/_static/torchsheet.css) sets the paper and hides navigation.
-"""
+"""Print a built page to PDF with headless Chromium, A4, no header (the page's print stylesheet
+hides the navigation): ``python tests/support/pdf_print.py PAGE.html OUT.pdf`` (``nox -s pdf``)."""
 
 from __future__ import annotations
 

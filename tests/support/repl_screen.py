@@ -1,17 +1,10 @@
 """A reader at the classic ``python`` prompt, Python 3.13's REPL or IPython, on a pseudo-terminal,
-read off a screen: :class:`ReplScreen`, for tests/harness/test_paste_repls.py.
+read off a screen drawn by pyte (the newer REPLs redraw what is typed): :class:`ReplScreen`.
 
-The newer REPLs redraw what is typed (colours, cursor moves, their own indentation), so what a
-reader sees is what a terminal emulator (pyte) draws from the bytes. The interpreter is the one
-running the tests; the classic prompt is ``python -I -q`` with ``TERM=dumb`` (no readline: ``-I``
-leaves it off; on 3.13 ``TERM=dumb`` makes the new REPL step aside). :meth:`ReplScreen.paste`
-pastes a block one of three ways, presses Enter as a reader does while the prompt waits with the
-input unfinished, and returns the screen less the code (:func:`without_code`):
-
-- ``bracketed``: ``ESC[200~`` text ``ESC[201~``, what current terminals send;
-- ``typed``: plain keystrokes, what a terminal without bracketed paste sends, and what the
-  classic prompt gets (CPython turns readline's bracketed paste off);
-- ``own-way``: the REPL's paste mode around the text: F3 at the 3.13 REPL, ``%cpaste`` at IPython.
+:meth:`ReplScreen.paste` pastes a block ``bracketed`` (``ESC[200~`` text ``ESC[201~``), ``typed``
+(plain keystrokes; what the classic prompt gets: CPython turns readline's bracketed paste off)
+or ``own-way`` (F3 at the 3.13 REPL, ``%cpaste`` at IPython), presses Enter while the prompt
+waits with the input unfinished, and returns the screen less the code (:func:`without_code`).
 """
 
 from __future__ import annotations
@@ -66,6 +59,7 @@ IPYTHON = Repl(
     "IPython", ("-m", "IPython", "--no-banner"), re.compile(r"In \[\d+\]:"),
     re.compile(r" *\.\.\.:"), TRACEBACK.rstrip(":"), ("%cpaste\r", ":", "\r--\r"),
 )  # fmt: skip
+# -I leaves readline off; on 3.13 TERM=dumb makes the new REPL step aside for the classic one.
 CLASSIC = Repl(
     "classic python prompt", ("-I", "-q"), *PROMPTS, TRACEBACK, redraws=False, term="dumb"
 )

@@ -1,11 +1,6 @@
 """Planted sites built in-process by ``sphinx.testing``: pages written for a test, the extension,
-and, when a test records one, a results file of schema 3 per environment.
-
-Test support for the site's tests (tests/harness/test_html.py, test_sheet_markers.py,
-test_error_markers.py, test_verified_environments.py). Built again in the same folder, a site
-builds incrementally, as ``nox -s docs`` does; each build is a fresh application, as each
-``sphinx-build`` is.
-"""
+and results files of schema 3. Built again in the same folder, a site builds incrementally, as
+``nox -s docs`` does; each build is a fresh application, as each ``sphinx-build`` is."""
 
 from __future__ import annotations
 
