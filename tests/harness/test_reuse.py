@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from planted import PLUGIN, RECORDER, REPO, conftest
 
-from torchsheet_harness import reuse_key
+from torchsheet_harness import environment, reuse_key
 from torchsheet_harness.pytest_plugin import reuse
 
 REUSE = "torchsheet_harness.pytest_plugin.reuse"
@@ -90,6 +90,8 @@ def test_each_part_of_the_key_reruns_the_files_it_touches(
     site.mkdir(parents=True)
     (site / "METADATA").write_text("Metadata-Version: 2.1\nName: planted-dist\nVersion: 1.0\n")
     monkeypatch.setattr(sys, "path", [*sys.path, str(site.parent)])
+    # (the fingerprint reads the path as it was when the harness was imported: a process start)
+    monkeypatch.setattr(environment, "_IMPORT_PATH", list(sys.path))
     assert run(project, capsys)[0] == everything
 
 

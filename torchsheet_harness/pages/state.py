@@ -91,9 +91,12 @@ def restore_global_state(state: dict[str, Any]) -> None:
     torch.serialization.clear_safe_globals()
     torch.serialization.add_safe_globals(state["safe_globals"])
     torch.set_grad_enabled(state["grad_enabled"])
-    torch.use_deterministic_algorithms(
-        state["deterministic"], warn_only=state["deterministic_warn_only"]
-    )
+    deterministic = (state["deterministic"], state["deterministic_warn_only"])
+    if deterministic != (
+        torch.are_deterministic_algorithms_enabled(),
+        torch.is_deterministic_algorithms_warn_only_enabled(),
+    ):  # (setting it imports torch._dynamo and torch._inductor: seconds, once a process)
+        torch.use_deterministic_algorithms(deterministic[0], warn_only=deterministic[1])
     torch.autograd.set_detect_anomaly(state["anomaly"])
     torch.set_warn_always(state["warn_always"])
     torch.set_num_threads(state["num_threads"])
