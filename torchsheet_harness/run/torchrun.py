@@ -60,11 +60,11 @@ def launch_env(gpus: int, extra: Mapping[str, str] | None = None) -> dict[str, s
     env.setdefault("GLOO_SOCKET_IFNAME", "lo")
     env.setdefault("OMP_NUM_THREADS", "1")
     env["PYTHONUNBUFFERED"] = "1"
-    if gpus == 0 and not gpu_host.gpus_visible(env):
+    if gpus == 0 and env.get(gpu_host.GPUS_VISIBLE_ENV) != "1":
         env["CUDA_VISIBLE_DEVICES"] = ""
     env.update(extra or {})
     if gpus == 0 and gpu_host.gpu_host_mode(env):
-        env = gpu_host.rank_env(env)
+        env["PYTHONPATH"] = gpu_host.rank_site_first(env)
     return env
 
 
