@@ -38,21 +38,10 @@ def reset_print_options() -> None:
     )
 
 
-def fresh_generators() -> None:
-    """Python's, NumPy's and torch's global generators seeded from fresh entropy, as in a new
-    interpreter: what a page prints depends only on the seeds it sets itself."""
-    random.seed()
-    np.random.seed()
-    torch.seed()
-
-
 def _default_device() -> torch.device | None:
-    """The device ``torch.set_default_device`` set, or None when none was set.
-
-    Not ``torch.get_default_device()``: it says 'cpu' when none is set, and setting 'cpu' back
-    installs a TorchFunctionMode that changes what later pages see (torch.compile traces
-    ``x * 2`` as a method call under it).
-    """
+    """The device ``torch.set_default_device`` set, or None: ``torch.get_default_device()`` says
+    'cpu' when none is, and setting 'cpu' back installs a TorchFunctionMode that changes what later
+    pages see (torch.compile traces ``x * 2`` as a method call under it)."""
     context = getattr(torch._GLOBAL_DEVICE_CONTEXT, "device_context", None)
     return None if context is None else context.device
 
@@ -118,7 +107,10 @@ def page_setup(namespace: dict[str, Any]) -> None:
     namespace.clear()
     namespace.update(FRESH_MAIN, __annotations__={}, __builtins__=builtins)
     reset_print_options()
-    fresh_generators()
+    # Seeded from fresh entropy, as in a new interpreter: a page prints only the seeds it sets.
+    random.seed()
+    np.random.seed()
+    torch.seed()
 
 
 def page_teardown(namespace: dict[str, Any]) -> None:

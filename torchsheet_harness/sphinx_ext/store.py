@@ -49,9 +49,7 @@ class PageRecord:
 
 
 def records(env: Any) -> dict[str, PageRecord]:
-    if not hasattr(env, "torchsheet_records"):
-        env.torchsheet_records = {}
-    return env.torchsheet_records
+    return vars(env).setdefault("torchsheet_records", {})
 
 
 def record(env: Any, docname: str | None = None) -> PageRecord:
@@ -89,9 +87,7 @@ def rewritten(app: Sphinx, env: Any) -> list[str]:
 
 
 def _build(app: Sphinx) -> dict[str, Any]:
-    if getattr(app, "torchsheet_build", None) is None:
-        app.torchsheet_build = {}
-    return app.torchsheet_build
+    return vars(app).setdefault("torchsheet_build", {})
 
 
 def read_results(app: Sphinx) -> None:
