@@ -1,8 +1,6 @@
-"""Results files: what one test environment verified, per page and per block.
-
-The recorder is the only writer, through this module; the site reads through it; neither pytest
-nor Sphinx is imported. The format (``SCHEMA``; another schema counts as no file), where a run
-writes and what the docs build reads: MAINTAINING.md, "Results files"."""
+"""Results files: what one test environment verified, per page and per block. The recorder is
+the only writer, through this module; the site reads through it; neither pytest nor Sphinx is
+imported. The format and the paths: MAINTAINING.md, "Results files"."""
 
 from __future__ import annotations
 

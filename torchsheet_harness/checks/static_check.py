@@ -1,11 +1,9 @@
-"""Reads code this machine cannot run, without running it, against the installed torch.
-
-:func:`findings` reports, at its page line: a ``SyntaxError``; a name missing from this torch
-(every chain rooted at a name only the code's torch imports bind), with the closest one; a call
-that does not bind to the callee's ``inspect.signature``; a deprecated API
-(:mod:`.deprecated_apis`), unless the block shows it on purpose. Nothing about shapes, devices
-or values. Left unresolved, with why: a lookup that raises, and on a CPU build a name torch's
-stubs of its C bindings declare for other builds (``torch.distributed.ProcessGroupNCCL``)."""
+"""Reads code this machine cannot run, without running it, against the installed torch:
+:func:`findings` reports, at its page line, a ``SyntaxError``, a name missing from this torch
+(with the closest one), a call that does not bind to the callee's ``inspect.signature``, and a
+deprecated API (:mod:`.deprecated_apis`) unless the block shows it on purpose. Left unresolved,
+with why: a lookup that raises, and on a CPU build a name torch's C stubs declare for other builds
+(``torch.distributed.ProcessGroupNCCL``)."""
 
 from __future__ import annotations
 

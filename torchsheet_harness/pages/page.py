@@ -1,7 +1,5 @@
-"""A page read once: its blocks, each carrying everything known about it, and its problems.
-
-:func:`page_of` is the one reading of a page's text, cached per process by its digest; every
-later step (parser, recorder, reuse key, audit, timings) takes the :class:`Page` it returns."""
+"""A page read once: :func:`page_of`, cached per process by its text, gives its blocks, each
+carrying everything known about it, and its problems; every later step takes that :class:`Page`."""
 
 from __future__ import annotations
 

@@ -1,9 +1,6 @@
-"""Start every page as a fresh ``python`` prompt starts, and put global state back after it.
-
-Before its first block: only what a fresh prompt's ``__main__`` holds, generators seeded from
-fresh entropy (a block that prints something random without seeding it fails), default print
-options, an empty working directory. After its last: every global torch state a page may change
-is restored, so one page cannot change another page's output."""
+"""Start every page as a fresh ``python`` prompt starts (a fresh ``__main__``, generators seeded
+from fresh entropy, default print options, an empty working directory), and after it restore
+every global torch state a page may change, so one page cannot change another page's output."""
 
 from __future__ import annotations
 

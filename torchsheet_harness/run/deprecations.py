@@ -1,11 +1,8 @@
 """No deprecated API on a page: a block whose own code warns that it is deprecated fails.
-
-A deprecation is the block's when it points at the block's code, or at the torch wrapper the
-block called (:mod:`.warning_origin`); one raised deeper in torch by a correct call is passed on
-to pytest's warnings summary. In-process blocks: :class:`Watch`. Launched blocks: the rank hook
-makes the script's own deprecations errors (:func:`launch_filters`), read back from stderr by
-:func:`deprecation_error`. A block declared ``shows-deprecation`` prints its own where they occur,
-as part of its checked output, and fails if it raises none."""
+A deprecation is the block's when it points at the block's code or at the torch wrapper the block
+called (:mod:`.warning_origin`); one raised deeper in torch goes to pytest's warnings summary.
+In-process blocks: :class:`Watch`; launched blocks: :func:`launch_filters`, read back by
+:func:`deprecation_error`. A ``shows-deprecation`` block prints its own, failing if none comes."""
 
 from __future__ import annotations
 

@@ -1,8 +1,6 @@
-"""Run a command in its own session with a hard timeout, leaving nothing behind.
-
-torchrun starts every rank in a session of its own, out of the launcher's process group: so a
-watcher records every descendant it sees (from ``/proc``), and whatever of them is alive when the
-command ends is killed. The harness's only reading of ``/proc`` and its kill helpers."""
+"""Run a command in its own session with a hard timeout, leaving nothing behind: torchrun starts
+every rank in a session of its own, so a watcher records every descendant it sees (from ``/proc``),
+and whatever of them is alive when the command ends is killed."""
 
 from __future__ import annotations
 

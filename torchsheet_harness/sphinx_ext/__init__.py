@@ -1,9 +1,5 @@
-"""Sphinx extension: what the tests know about a page, shown on the page.
-
-It reads the doctree and the results files, and lexes no page: whether a page's markers hold is
-checked when the page is collected. Its modules, one job each: MAINTAINING.md, "Where the
-harness lives". Config: ``torchsheet_results`` (``torchsheet_results_file``, its older name),
-``torchsheet_matrix``, ``torchsheet_errors_evidence``."""
+"""Sphinx extension: what the tests know about a page, shown on the page. It reads the doctree
+and the results files, and lexes no page. Its modules: MAINTAINING.md, "Where the harness lives"."""
 
 from __future__ import annotations
 

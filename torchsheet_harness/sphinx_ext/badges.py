@@ -1,9 +1,6 @@
-"""Badges above code blocks: what a block needs, or that it is shown but not run, from the same
-:class:`~torchsheet_harness.pages.requirements.Requirement` that gates its test.
-
-An unknown ``needs-*`` class is a build warning naming page:line, and the page is read again by
-every build until it is fixed. Rendered at write time: where the recorded runs disagree about
-the block, the badge says where (a CPU block gets one only then)."""
+"""Badges above code blocks: what a block needs, or that it is shown but not run, from the
+:class:`~torchsheet_harness.pages.requirements.Requirement` that gates its test (an unknown
+``needs-*`` class warns until fixed); where the recorded runs disagree, the badge says where."""
 
 from __future__ import annotations
 

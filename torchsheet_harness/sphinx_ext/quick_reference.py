@@ -1,8 +1,6 @@
 """``{quick-reference}``: under each section its content names, the lines of every block marked
-``% quickref: <section>``, in reading order, each linked to its section.
-
-The lines are the block's own (:func:`~torchsheet_harness.pages.excerpts.excerpt_lines`): nothing
-is retyped. A line whose block is not verified in this build is dashed, with why on its tooltip."""
+``% quickref: <section>`` (the block's own: nothing is retyped), each linked to its section; a
+line whose block is not verified in this build is dashed, with why on its tooltip."""
 
 from __future__ import annotations
 

@@ -1,8 +1,6 @@
 """Reading a page (``doctree-read``): its ``%`` markers, its purpose, its badges and status line.
-
-MyST merges consecutive ``%`` lines into one comment node whose own line is unreliable, while a
-literal block's ``line`` is its opening fence: so marker ``i`` of ``n`` sits on line
-``fence - n + i``. Whether a marker holds is the page side's check; the site re-checks none."""
+MyST merges consecutive ``%`` lines into one comment whose own line is unreliable, while a literal
+block's ``line`` is its opening fence: so marker ``i`` of ``n`` sits on line ``fence - n + i``."""
 
 from __future__ import annotations
 

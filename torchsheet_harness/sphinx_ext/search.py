@@ -1,8 +1,6 @@
-"""The site search finds an error's entry from the line a reader pastes, whole or in part.
-
-Sphinx's search, with three of its functions wrapped by ``search.js`` (why each: the comment
-above it there), loaded on the search page after ``searchtools.js``; the index is not changed.
-The wrapped functions have these signatures from Sphinx 7.3 (``pyproject.toml``'s floor) to 9."""
+"""The site search finds an error's entry from the line a reader pastes: Sphinx's search with
+three of its functions wrapped by ``search.js`` (why each: the comment above it there; the same
+signatures from Sphinx 7.3 to 9), loaded on the search page after ``searchtools.js``."""
 
 from __future__ import annotations
 

@@ -1,8 +1,6 @@
-"""What the build keeps: per page a :class:`PageRecord` in the environment, and per build the
-results files, each page's merged view and the reading order, each computed once.
-
-Sphinx writes only the pages it read, so the pages that show other pages or the results are
-written again by every build that needs it (``env-get-updated``)."""
+"""What the build keeps: per page a :class:`PageRecord` in the environment; per build the results
+files, each page's merged view and the reading order. Pages that show other pages or the results
+are written again by every build (Sphinx writes only the pages it read)."""
 
 from __future__ import annotations
 
