@@ -155,8 +155,7 @@ def read_all(paths: Iterable[Path]) -> list[Results]:
 
 
 def merge_page(previous: PageEntry | None, new: PageEntry) -> PageEntry:
-    """``new`` added to ``previous`` when both ran the same page source, else ``new`` alone: a
-    block this run did not run keeps its earlier outcome."""
+    """``new`` over ``previous`` of the same page source (a block not run keeps its outcome)."""
     if previous is None or previous.get("sha256") != new.get("sha256"):
         return new
     blocks = dict(new.get("blocks", {}))
@@ -176,8 +175,8 @@ def write_results(
     run: dict[str, Any],
     test_files: dict[str, dict[str, str]] | None = None,
 ) -> None:
-    """Merge ``pages`` and ``test_files`` into the file at ``path``, atomically; a file of another
-    environment there is replaced, never mixed with this one."""
+    """Merge ``pages`` and ``test_files`` into the file at ``path``, atomically (replacing another
+    environment's file, never mixing)."""
     environment = Environment(**{**environment, "key": environment_key(environment)})
     previous = read_results(path)
     if previous is None or previous["environment"].get("key") != environment["key"]:

@@ -15,8 +15,7 @@ _CATEGORIES = {"DeprecationWarning", "FutureWarning"}
 
 
 def deprecation(value: object) -> str | None:
-    """Why ``value`` is deprecated: its ``__deprecated__`` (a class's own, or its ``__init__``'s
-    or own ``__new__``'s), or the warning its Python code (a class's ``__init__``) always gives."""
+    """Why ``value`` is deprecated: its ``__deprecated__``, or what its Python code always warns."""
     function, marks = value, [getattr(value, "__deprecated__", None)]
     if isinstance(value, type):
         function, marks = value.__init__, [vars(value).get("__deprecated__")]

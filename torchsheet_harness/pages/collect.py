@@ -13,8 +13,7 @@ from .state import page_setup, page_teardown
 
 
 def page_sybil(path: Path, check_coverage: bool = True) -> Sybil:
-    """The Sybil that collects every ``*.md`` page under ``path``; ``check_coverage=False`` does not
-    fail a page on its problems (the audit lists them itself)."""
+    """The Sybil of the pages under ``path``; ``check_coverage=False``: the audit lists problems."""
     return PageSybil(
         parsers=[PageParser(check_coverage=check_coverage), ClearNamespaceParser()],
         patterns=["*.md"],

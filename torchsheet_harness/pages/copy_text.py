@@ -18,8 +18,7 @@ PROMPT = r">>> |\.\.\. |\.\.\.$"
 
 @dataclass(frozen=True)
 class CopySettings:
-    """The arguments copybutton.js passes to its formatCopyText (copybutton's defaults for the
-    values docs/conf.py does not set)."""
+    """The arguments copybutton.js passes to its formatCopyText (its defaults where unset)."""
 
     prompt: str = PROMPT
     is_regexp: bool = True
@@ -121,8 +120,7 @@ def _statements(code: str) -> str | None:
 
 
 def _not_the_statements(code: str, copied: str) -> str | None:
-    """What the block's statements are, when ``copied`` is not exactly them (the same lines and the
-    same parsed statements), else None."""
+    """What the block's statements are, when ``copied`` is not exactly them; else None."""
     if code.startswith(">>>"):
         examples = doctest.DocTestParser().get_examples(code)
         source = "".join(example.source for example in examples)

@@ -30,8 +30,7 @@ def prompt_examples(code: str) -> list[doctest.Example] | None:
 
 
 def source_parts(code: str) -> list[tuple[str, int]]:
-    """(source, its first line's index in ``code``) of each piece of Python a block runs: its
-    ``>>>`` examples, or its code whole."""
+    """(source, first line's index in ``code``) of each ``>>>`` example, or of the code whole."""
     examples = prompt_examples(code)
     return [(code, 0)] if examples is None else [(e.source, e.lineno) for e in examples]
 

@@ -131,11 +131,8 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config) -> None:  # no
 
 
 def pytest_collection_finish(session: pytest.Session) -> None:
-    """After deselection: give each selected page example the deselected ones it may need.
-
-    Not in a late ``pytest_collection_modifyitems``: ``--lf`` deselects after every such hook
-    (in a wrapper around them), and the blocks it left out would not be run first.
-    """
+    """After deselection (``--lf`` deselects after every modifyitems hook): give each selected
+    page example the deselected ones it may need."""
     selected: dict[int, SybilItem] = {}
     files = {}
     for item in session.items:

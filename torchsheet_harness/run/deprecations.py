@@ -63,8 +63,7 @@ class Watch:
         return filename == path or filename.startswith(f"<doctest {path}[")
 
     def page_line(self, message: warnings.WarningMessage) -> int | None:
-        """The page line of a deprecation the block's own code raised (called while it is
-        shown); None for any other warning."""
+        """The page line of a deprecation the block's own code raised; None for others."""
         if not issubclass(message.category, CATEGORIES):
             return None
         found = blamed(message.filename, message.lineno, self._is_page)
@@ -91,8 +90,7 @@ class Watch:
 
 
 def unused_declaration(example: Any, raised: bool) -> str | None:
-    """At a declared block's last example, a failure when none of its examples ``raised`` one
-    (remembered per block of the page)."""
+    """At a declared block's last example, a failure when none of its examples ``raised`` one."""
     line = example.region.block.line
     shown = example.document.__dict__.setdefault("torchsheet_shown_deprecations", {})
     shown[line] = shown.get(line, False) or raised

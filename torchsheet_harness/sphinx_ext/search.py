@@ -22,8 +22,7 @@ def add_script(app: Sphinx, pagename: str, *args: Any) -> None:
 
 
 def copy_script(app: Sphinx) -> None:
-    """builder-inited: the script into the HTML build's ``_static/``, before the pages are
-    written (each page's link to it carries its checksum, as Sphinx's own files do)."""
+    """builder-inited: the script into ``_static/``, before the pages that link it are written."""
     if app.builder.format == "html":
         static = Path(app.outdir) / "_static"
         static.mkdir(parents=True, exist_ok=True)

@@ -64,8 +64,7 @@ def merge(app: Sphinx, env: Any, docnames: set[str], other: Any) -> None:
 
 
 def warn_until_fixed(app: Sphinx, message: str, subtype: str) -> None:
-    """A warning about the page being read, which is read again until it warns no more (an
-    incremental build would otherwise skip it, and pass)."""
+    """A warning about the page being read, which is read again until it warns no more."""
     logger.warning(message, type="torchsheet", subtype=subtype)
     record(app.env).warned = True
 
