@@ -11,13 +11,12 @@ from . import (
     copy_text,
     environments,
     errors_index,
-    overview,
-    pitfalls_index,
     quick_reference,
     reading,
     rendering,
     run_times,
     search,
+    status,
     store,
 )
 from .rendering import directive
@@ -28,9 +27,9 @@ def setup(app: Sphinx) -> dict[str, Any]:
     app.add_config_value("torchsheet_results_file", None, "env", types=[str, type(None)])
     app.add_config_value("torchsheet_matrix", (), "env", types=[tuple, list])
     app.add_config_value("torchsheet_errors_evidence", None, "env", types=[str, type(None)])
-    app.add_directive("page-overview", directive(overview.page_overview))
+    app.add_directive("page-overview", directive(status.page_overview))
     app.add_directive("quick-reference", quick_reference.QuickReference)
-    app.add_directive("pitfalls", directive(pitfalls_index.pitfalls_index))
+    app.add_directive("pitfalls", directive(quick_reference.pitfalls_index))
     app.add_directive("errors", directive(errors_index.errors_index))
     app.add_role("errors-count", errors_index.errors_count_role)
     app.add_directive("run-times", directive(run_times.run_times))

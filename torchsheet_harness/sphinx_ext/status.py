@@ -1,5 +1,6 @@
-"""The status line under each page's purpose sentence (worded by :mod:`.status_text`), and the
-purpose sentence itself. A page without code (an index) sums its section."""
+"""The status line under each page's purpose sentence (worded by :mod:`.status_text`), the
+purpose sentence itself, and ``{page-overview}``: every page in reading order with its purpose.
+A page without code (an index) sums its section."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ from docutils import nodes
 from sphinx.application import Sphinx
 
 from . import store
-from .rendering import placeholder
+from .rendering import link, placeholder
 from .status_text import Status, section_status, status_of
 
 
@@ -51,3 +52,19 @@ def status_for(app: Sphinx, docname: str) -> Status:
     below = [d for d in sorted(app.env.found_docs) if d.startswith(prefix)]
     views = [store.view(app, d) for d in below if d in records and records[d].has_code]
     return section_status(views) or Status("none", "No code on this page.")
+
+
+class page_overview(placeholder):  # noqa: N801 (docutils node names)
+    """Every page in reading order, with its purpose sentence."""
+
+    def render(self, app: Sphinx, docname: str) -> list[nodes.Node]:
+        records = store.records(app.env)
+        items = nodes.bullet_list(classes=["ts-overview", "no-search"])
+        for page, depth in store.reading_order(app):
+            title = nodes.Text(store.title(app, page))
+            line = nodes.paragraph("", "", link(app, docname, page, "", [title]))
+            if purpose := records.get(page, store.PageRecord()).purpose:
+                line += nodes.Text(" ")
+                line += nodes.inline("", f"— {purpose}", classes=["ts-purpose"])
+            items += nodes.list_item("", line, classes=[f"ts-overview-depth-{depth}"])
+        return [items]
