@@ -98,11 +98,6 @@ def describe_torch(environment: Environment) -> str:
     return version.removesuffix("+cpu") if not environment.get("gpus") else version
 
 
-def describe(environment: Environment) -> str:
-    """'torch 2.13.0 on CPU', 'torch 2.11.0+cu130 on NVIDIA H200'."""
-    return f"torch {describe_torch(environment)} on {describe_device(environment)}"
-
-
 def output_path(
     option: str | None, *, docs: Path, environment: Environment, option_base: Path | None = None
 ) -> Path | None:

@@ -34,13 +34,12 @@ def block_of(region: Region) -> Block | None:
 class PageParser:
     """Sybil parser turning a MyST page's code blocks into checked examples."""
 
-    def __init__(self, check_coverage: bool = True) -> None:
+    def __init__(self) -> None:
         self.doctest_parser = DocTestStringParser(prompt.DocTestExample())
-        self.check_coverage = check_coverage
 
     def __call__(self, document: Document) -> Iterable[Region]:
         page = page_of(document.path, document.text)
-        if self.check_coverage and page.problems:
+        if page.problems:
             raise RequirementError("\n".join(page.problems))
         for block in page.blocks:
             if block.not_run is not None:

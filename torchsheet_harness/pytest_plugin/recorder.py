@@ -78,7 +78,11 @@ class RunRecord:
             outcome = "failed" if report.when == "call" else "errors"
         elif report.skipped:
             outcome = "skipped"
-            self.reasons[key] = _skip_reason(report)
+            longrepr = report.longrepr
+            if isinstance(longrepr, tuple) and len(longrepr) == 3:
+                self.reasons[key] = str(longrepr[2]).removeprefix("Skipped: ")
+            else:
+                self.reasons[key] = str(longrepr)
         elif report.passed and report.when == "call":
             outcome = "passed"
         else:
@@ -121,12 +125,6 @@ class RunRecord:
                 entry["reuse"] = reuse_key.page_key(page, self.rootdir, harness, env)
             pages[name] = entry
         return pages
-
-
-def _skip_reason(report: pytest.TestReport) -> str:
-    if isinstance(report.longrepr, tuple) and len(report.longrepr) == 3:
-        return str(report.longrepr[2]).removeprefix("Skipped: ")
-    return str(report.longrepr)
 
 
 def recorded_path(config: pytest.Config, found: results.Environment) -> Path | None:

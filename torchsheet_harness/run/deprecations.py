@@ -128,7 +128,14 @@ def processes_failure(
 ) -> str | None:
     """``failure`` of launched processes (None: they succeeded), led by the deprecation one
     stopped on; either way, the warnings they printed are issued again for pytest's summary."""
-    reissue_process_warnings(stderr)
+    for text in stderr.values():  # issued again, for pytest's warnings summary
+        for match in map(_PRINTED.match, text.splitlines()):
+            if match is None:
+                continue
+            category = getattr(builtins, match["category"], None)
+            if not (isinstance(category, type) and issubclass(category, Warning)):
+                category = UserWarning
+            warnings.warn_explicit(match["text"], category, match["file"], int(match["line"]))
     deprecated = deprecation_error(stderr, script, where) if failure else None
     return f"{deprecated}\n{failure}" if deprecated else failure
 
@@ -153,15 +160,3 @@ def deprecation_error(
                     f"{error['text']} (an error in {name}; use what the warning says)"
                 )
     return None
-
-
-def reissue_process_warnings(streams: Mapping[str, str]) -> None:
-    """Issue again, for pytest's warnings summary, each warning a process printed to stderr."""
-    for text in streams.values():
-        for match in map(_PRINTED.match, text.splitlines()):
-            if match is None:
-                continue
-            category = getattr(builtins, match["category"], None)
-            if not (isinstance(category, type) and issubclass(category, Warning)):
-                category = UserWarning
-            warnings.warn_explicit(match["text"], category, match["file"], int(match["line"]))

@@ -76,13 +76,12 @@ def torchrun(
     gpus: int = 0,
     timeout: float = LAUNCH_TIMEOUT_SECONDS,
     env: Mapping[str, str] | None = None,
-    torchrun_args: Sequence[str] = ("--standalone",),
     cwd: str | Path | None = None,
 ) -> Launch:
-    """Run ``torchrun <torchrun_args> --nproc-per-node nproc script args`` and collect ranks."""
+    """Run ``torchrun --standalone --nproc-per-node nproc script args`` and collect ranks."""
     with tempfile.TemporaryDirectory(prefix="torchsheet-torchrun-") as workdir:
         logs = Path(workdir) / "logs"
-        argv = [sys.executable, "-m", "torch.distributed.run", *torchrun_args]
+        argv = [sys.executable, "-m", "torch.distributed.run", "--standalone"]
         argv += ["--nproc-per-node", str(nproc), "--log-dir", str(logs), "--redirects", "3"]
         argv += [str(script), *args]
         finished = run_command(argv, timeout=timeout, cwd=cwd or workdir, env=launch_env(gpus, env))

@@ -25,7 +25,9 @@ def rows(found: list[Results], docs: Path) -> list[tuple[str, str, PageEntry]]:
         for page, entry in results.current_pages(data, docs).items():
             previous = latest.get((page, key))
             if previous is None or previous[1].get("finished", "") <= entry.get("finished", ""):
-                latest[page, key] = (results.describe(data["environment"]), entry)
+                environment = data["environment"]  # 'torch 2.13.0 on CPU'
+                described = f"torch {results.describe_torch(environment)} on "
+                latest[page, key] = (described + results.describe_device(environment), entry)
     return [(page, described, entry) for (page, _), (described, entry) in sorted(latest.items())]
 
 
