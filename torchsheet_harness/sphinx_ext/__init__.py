@@ -9,7 +9,6 @@ from sphinx.application import Sphinx
 
 from . import (
     copy_text,
-    environments,
     errors_index,
     quick_reference,
     reading,
@@ -33,7 +32,7 @@ def setup(app: Sphinx) -> dict[str, Any]:
     app.add_directive("errors", directive(errors_index.errors_index))
     app.add_role("errors-count", errors_index.errors_count_role)
     app.add_directive("run-times", directive(run_times.run_times))
-    app.add_directive("verified-environments", directive(environments.verified_environments))
+    app.add_directive("verified-environments", directive(run_times.verified_environments))
     # After sphinx-copybutton's own config-inited (priority 500): the copied text pastes at the
     # classic prompt too.
     app.connect("config-inited", copy_text.wrap_copybutton, priority=900)
