@@ -119,8 +119,7 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config) -> None:  # no
             if not str(getattr(report, "nodeid", "")).split("::")[0].endswith(".md"):
                 continue
             if outcome == "skipped" and isinstance(report.longrepr, tuple):
-                block = block_of_report(report) or {}
-                exempt = bool(block.get("not_run"))
+                exempt = bool((block_of_report(report) or {}).get("not_run"))
                 counts["exempted (not-run)" if exempt else "skipped (needs hardware)"] += 1
             elif report.when == "call" or outcome == "error":
                 counts[outcome] += 1
