@@ -186,9 +186,8 @@ class ResultsRecorder:
         record = self.record
         finished = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
         expect_gpu = self.config.getoption("--torchsheet-expect-gpu")
-        if not record.reports and not record.collection_errors and not record.test_files:
-            if not expect_gpu:
-                return  # nothing to record: no torch import, no CUDA context
+        if not (record.reports or record.collection_errors or record.test_files or expect_gpu):
+            return  # nothing to record: no torch import, no CUDA context
         found = current_environment()
         harness = reuse_key.harness_digest(self.config.rootpath)
         env = fingerprint(found)

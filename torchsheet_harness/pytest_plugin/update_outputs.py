@@ -54,11 +54,8 @@ def pytest_runtest_call(item: pytest.Item):
         return (yield)
     except SybilFailure as failure:
         result = failure.result
-        if not (
-            item.config.getoption(OPTION)
-            and isinstance(item, SybilItem)
-            and isinstance(result, OutputMismatch)
-        ):
+        updating = item.config.getoption(OPTION) and isinstance(item, SybilItem)
+        if not (updating and isinstance(result, OutputMismatch)):
             raise
         try:
             edit = edit_for(item.example, result)

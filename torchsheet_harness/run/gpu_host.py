@@ -43,9 +43,7 @@ def finding(rank_streams: Iterable[str], where_line) -> str | None:  # noqa: ANN
             match = _FINDING.search(line)
             if match is None:
                 continue
-            at = ""
-            if match["line"]:
-                at = f" at {where_line(match['file'], int(match['line']))}"
+            at = f" at {where_line(match['file'], int(match['line']))}" if match["line"] else ""
             return f"GPU-host check{at}: {match['message']}"
     return None
 
