@@ -68,6 +68,5 @@ def gpu_run_refusal(environment: Environment, outcomes: Counter[str] | None = No
         return None
     ran = sum(count for outcome, count in outcomes.items() if outcome != "skipped")
     if not ran:
-        skipped = outcomes.get("skipped", 0)
-        return f"every selected block was skipped ({skipped} skipped, none ran)"
+        return f"every selected block was skipped ({outcomes.get('skipped', 0)} skipped, none ran)"
     return None

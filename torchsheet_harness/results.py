@@ -1,8 +1,6 @@
-"""Results files: what one test environment verified, per page and per block.
-
-The recorder is the only writer, through this module; the site reads through it; neither pytest
-nor Sphinx is imported. The format (``SCHEMA``; another schema counts as no file), where a run
-writes and what the docs build reads: MAINTAINING.md, "Results files"."""
+"""Results files: what one test environment verified, per page and per block. The recorder is
+the only writer, through this module; the site reads through it; neither pytest nor Sphinx is
+imported. The format and the paths: MAINTAINING.md, "Results files"."""
 
 from __future__ import annotations
 
@@ -100,11 +98,6 @@ def describe_torch(environment: Environment) -> str:
     return version.removesuffix("+cpu") if not environment.get("gpus") else version
 
 
-def describe(environment: Environment) -> str:
-    """'torch 2.13.0 on CPU', 'torch 2.11.0+cu130 on NVIDIA H200'."""
-    return f"torch {describe_torch(environment)} on {describe_device(environment)}"
-
-
 def output_path(
     option: str | None, *, docs: Path, environment: Environment, option_base: Path | None = None
 ) -> Path | None:
@@ -157,8 +150,7 @@ def read_all(paths: Iterable[Path]) -> list[Results]:
 
 
 def merge_page(previous: PageEntry | None, new: PageEntry) -> PageEntry:
-    """``new`` added to ``previous`` when both ran the same page source, else ``new`` alone: a
-    block this run did not run keeps its earlier outcome."""
+    """``new`` over ``previous`` of the same page source (a block not run keeps its outcome)."""
     if previous is None or previous.get("sha256") != new.get("sha256"):
         return new
     blocks = dict(new.get("blocks", {}))
@@ -178,8 +170,8 @@ def write_results(
     run: dict[str, Any],
     test_files: dict[str, dict[str, str]] | None = None,
 ) -> None:
-    """Merge ``pages`` and ``test_files`` into the file at ``path``, atomically; a file of another
-    environment there is replaced, never mixed with this one."""
+    """Merge ``pages`` and ``test_files`` into the file at ``path``, atomically (replacing another
+    environment's file, never mixing)."""
     environment = Environment(**{**environment, "key": environment_key(environment)})
     previous = read_results(path)
     if previous is None or previous["environment"].get("key") != environment["key"]:

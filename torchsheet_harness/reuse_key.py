@@ -1,7 +1,5 @@
-"""What a recorded pass depends on, as one digest: a page's, or a sheet-side test file's.
-
-The content of what goes in (sources, included files, harness, environment), like
-jupyter-cache's keys; nothing learned by watching a run. No pytest and no torch here."""
+"""What a recorded pass depends on, as one digest of what goes in (sources, included files,
+harness, environment), like jupyter-cache's keys: a page's, or a sheet-side test file's."""
 
 from __future__ import annotations
 

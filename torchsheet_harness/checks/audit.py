@@ -19,22 +19,16 @@ class AuditResult:
     counts: Counter
 
 
-def audit_page(path: Path) -> AuditResult:
-    """One page's problems as its collection reports them, and the blocks it runs or exempts."""
-    page = read_page(path)
-    return AuditResult(list(page.problems), Counter(covered=sum(b.runs for b in page.blocks)))
-
-
 def audit_docs(docs_dir: Path, snippets_dir: Path | None = None) -> AuditResult:
     """Audit every page under ``docs_dir``; every script in ``snippets_dir`` must be included."""
     problems: list[str] = []
     counts: Counter = Counter()
     included: set[Path] = set()
-    for page in page_files(docs_dir):
-        result = audit_page(page)
-        problems += result.problems
-        counts += result.counts
-        included |= {block.included for block in read_page(page).blocks if block.included}
+    for path in page_files(docs_dir):
+        page = read_page(path)  # its problems as its collection reports them
+        problems += page.problems
+        counts["covered"] += sum(block.runs for block in page.blocks)
+        included |= {block.included for block in page.blocks if block.included}
     if snippets_dir is not None:
         for script in sorted(snippets_dir.iterdir()):
             if script.is_file() and script.resolve() not in included:

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from ..locations import display_path, page_files, place
 from ..pages.excerpts import prompt_examples, source_parts
-from ..pages.page import Block, read_page
+from ..pages.page import read_page
 
 RULES = ["--select", "F,E9", "--ignore", "F811"]
 _RUFF_LINE = re.compile(r"^[^:]+:(?P<line>\d+):(?P<col>\d+): (?P<message>.*)$")
@@ -53,24 +53,18 @@ def lint_page(page: Path) -> list[str]:
 
 def paste_findings(page: Path) -> list[str]:
     """``>>>`` blocks that go on after an exception, as 'page:line: why'."""
-    read = read_page(page)
     findings = []
-    for block in read.blocks:
-        if block.pasted and (line := code_after_an_exception(block)) is not None:
+    for block in read_page(page).blocks:
+        examples = (prompt_examples(block.code) or [])[:-1] if block.pasted else []
+        raised = next((example for example in examples if example.exc_msg is not None), None)
+        if raised is not None:
+            line = block.line + block.source.line_offset + 1 + raised.lineno
             findings.append(
                 f"{place(page, line)}: this exception is not the end of its >>> block; IPython "
                 "and Jupyter stop a pasted block at its first exception, so the lines after it "
                 "never run there: end the block here and go on in a new one"
             )
     return findings
-
-
-def code_after_an_exception(block: Block) -> int | None:
-    """The page line of the first exception a ``>>>`` block shows with examples after it."""
-    for example in (prompt_examples(block.code) or [])[:-1]:
-        if example.exc_msg is not None:
-            return block.line + block.source.line_offset + 1 + example.lineno
-    return None
 
 
 def main(argv: list[str]) -> int:

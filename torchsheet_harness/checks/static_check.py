@@ -1,11 +1,9 @@
-"""Reads code this machine cannot run, without running it, against the installed torch.
-
-:func:`findings` reports, at its page line: a ``SyntaxError``; a name missing from this torch
-(every chain rooted at a name only the code's torch imports bind), with the closest one; a call
-that does not bind to the callee's ``inspect.signature``; a deprecated API
-(:mod:`.deprecated_apis`), unless the block shows it on purpose. Nothing about shapes, devices
-or values. Left unresolved, with why: a lookup that raises, and on a CPU build a name torch's
-stubs of its C bindings declare for other builds (``torch.distributed.ProcessGroupNCCL``)."""
+"""Reads code this machine cannot run, without running it, against the installed torch:
+:func:`findings` reports, at its page line, a ``SyntaxError``, a name missing from this torch
+(with the closest one), a call that does not bind to the callee's ``inspect.signature``, and a
+deprecated API (:func:`deprecation`) unless the block shows it on purpose. Left unresolved,
+with why: a lookup that raises, and on a CPU build a name torch's C stubs declare for other builds
+(``torch.distributed.ProcessGroupNCCL``)."""
 
 from __future__ import annotations
 
@@ -19,17 +17,17 @@ import textwrap
 from dataclasses import dataclass, field
 from functools import cache, lru_cache
 from pathlib import Path
-from types import ModuleType
+from types import CodeType, ModuleType
 
 import torch
 
 from ..locations import place
 from ..pages.excerpts import source_parts
-from .deprecated_apis import deprecation
 
 _TORCH = re.compile(r"torch(\.|$)")
 _BINDERS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.ExceptHandler, ast.MatchAs)
 _NOTHING = object()  # an attribute that is missing; an argument known only at run time
+_CATEGORIES = {"DeprecationWarning", "FutureWarning"}
 
 
 class _Missing(AttributeError):
@@ -209,3 +207,33 @@ def _value(node: ast.expr) -> object:
         return ast.literal_eval(node)
     except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
         return _NOTHING
+
+
+def deprecation(value: object) -> str | None:
+    """Why ``value`` is deprecated, read without calling anything: its ``__deprecated__`` mark, or
+    what its Python code warns at its top level (not under a condition, from C++ or at import)."""
+    function, marks = value, [getattr(value, "__deprecated__", None)]
+    if isinstance(value, type):
+        function, marks = value.__init__, [vars(value).get("__deprecated__")]
+        own_new = [value.__new__] if "__new__" in vars(value) else []
+        marks += [getattr(f, "__deprecated__", None) for f in (value.__init__, *own_new)]
+    code = getattr(getattr(function, "__func__", function), "__code__", None)
+    marked = next((mark for mark in marks if isinstance(mark, str)), None)
+    return marked or (_warns_always(code) if isinstance(code, CodeType) else None)
+
+
+@cache
+def _warns_always(code: CodeType) -> str | None:
+    """The DeprecationWarning or FutureWarning a function's body warns at its top level, if any."""
+    try:
+        function = ast.parse(textwrap.dedent(inspect.getsource(code))).body[0]
+    except (OSError, TypeError, SyntaxError, IndexError):
+        return None
+    for statement in getattr(function, "body", []):
+        call = statement.value if isinstance(statement, ast.Expr) else None
+        if isinstance(call, ast.Call) and call.args and ast.unparse(call.func).endswith("warn"):
+            categories = call.args[1:2] + [k.value for k in call.keywords if k.arg == "category"]
+            if {ast.unparse(category) for category in categories} & _CATEGORIES:
+                text = call.args[0]
+                return text.value if isinstance(text, ast.Constant) else ast.unparse(text)
+    return None

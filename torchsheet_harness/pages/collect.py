@@ -12,11 +12,10 @@ from .parser import PageParser, block_of
 from .state import page_setup, page_teardown
 
 
-def page_sybil(path: Path, check_coverage: bool = True) -> Sybil:
-    """The Sybil that collects every ``*.md`` page under ``path``; ``check_coverage=False`` does not
-    fail a page on its problems (the audit lists them itself)."""
+def page_sybil(path: Path) -> Sybil:
+    """The Sybil that collects every ``*.md`` page under ``path``."""
     return PageSybil(
-        parsers=[PageParser(check_coverage=check_coverage), ClearNamespaceParser()],
+        parsers=[PageParser(), ClearNamespaceParser()],
         patterns=["*.md"],
         excludes=[f"{folder}/*" for folder in NOT_PAGES],
         path=str(Path(path).absolute()),

@@ -1,11 +1,7 @@
 """What the copy button puts on the clipboard, and :func:`copy_problems`: whether that is exactly
-the block's statements and pastes at the classic ``python`` prompt (run at collection on every
-Python block a reader pastes; nothing is executed). The rule and why: docs/verification.md,
-"The copy button".
-
-:func:`format_copy_text` and :func:`paste_ready` are Python ports of the button's JavaScript
-(sphinx-copybutton's formatCopyText, sphinx_ext/paste_ready.js); tests/harness/test_browser.py
-checks them against the real ones on the built site."""
+the block's statements and pastes at the classic ``python`` prompt (nothing is executed; why:
+docs/verification.md, "The copy button"). :func:`format_copy_text` and :func:`paste_ready` port
+the button's JavaScript; tests/harness/test_browser.py checks them against it on the built site."""
 
 from __future__ import annotations
 
@@ -22,8 +18,7 @@ PROMPT = r">>> |\.\.\. |\.\.\.$"
 
 @dataclass(frozen=True)
 class CopySettings:
-    """The arguments copybutton.js passes to its formatCopyText (copybutton's defaults for the
-    values docs/conf.py does not set)."""
+    """The arguments copybutton.js passes to its formatCopyText (its defaults where unset)."""
 
     prompt: str = PROMPT
     is_regexp: bool = True
@@ -125,8 +120,7 @@ def _statements(code: str) -> str | None:
 
 
 def _not_the_statements(code: str, copied: str) -> str | None:
-    """What the block's statements are, when ``copied`` is not exactly them (the same lines and the
-    same parsed statements), else None."""
+    """What the block's statements are, when ``copied`` is not exactly them; else None."""
     if code.startswith(">>>"):
         examples = doctest.DocTestParser().get_examples(code)
         source = "".join(example.source for example in examples)

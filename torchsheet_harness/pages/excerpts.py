@@ -1,11 +1,8 @@
-"""A quick-reference excerpt: the lines of a block a ``% quickref:`` marker takes, and whether
-they run as the sheet shows them, on their own.
-
-:func:`excerpt_problem` asks that they compile as shown (no body without its header, no half
-of a statement) and that every name they use is a builtin, bound by the excerpt, or bound on the
-page before it by an assignment, an import, a ``def`` or a ``class`` (a name only a ``for``,
-``with`` or ``except`` header binds belongs to the lines under it). Scopes are read loosely: the
-check can miss a fault but does not invent one. Pure."""
+"""A quick-reference excerpt: the lines of a block a ``% quickref:`` marker takes, and
+:func:`excerpt_problem`: whether they compile as shown and every name they use is a builtin, bound
+by the excerpt, or bound on the page before it by an assignment, an import, a ``def`` or a
+``class`` (a name only a ``for``, ``with`` or ``except`` header binds belongs to the lines under
+it). Scopes are read loosely: the check can miss a fault but does not invent one. Pure."""
 
 from __future__ import annotations
 
@@ -33,8 +30,7 @@ def prompt_examples(code: str) -> list[doctest.Example] | None:
 
 
 def source_parts(code: str) -> list[tuple[str, int]]:
-    """(source, its first line's index in ``code``) of each piece of Python a block runs: its
-    ``>>>`` examples, or its code whole."""
+    """(source, first line's index in ``code``) of each ``>>>`` example, or of the code whole."""
     examples = prompt_examples(code)
     return [(code, 0)] if examples is None else [(e.source, e.lineno) for e in examples]
 

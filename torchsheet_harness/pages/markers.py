@@ -155,8 +155,7 @@ def _block_problems(block: MarkedBlock, context: list[str]) -> list[tuple[int, s
 
 
 def _trap_problems(blocks: Sequence[MarkedBlock]) -> list[tuple[int, str]]:
-    """A trap a reader can see (a section titled as one, a block saying WRONG) owes a
-    ``% pitfall:`` marker."""
+    """A trap a reader can see (a trap's section, a WRONG comment) owes a ``% pitfall:``."""
     listed = [any(m.kind == "pitfall" for m in block.markers) for block in blocks]
     problems = []
     for title, group in groupby(range(len(blocks)), key=lambda i: blocks[i].section):

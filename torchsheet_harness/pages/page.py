@@ -1,7 +1,5 @@
-"""A page read once: its blocks, each carrying everything known about it, and its problems.
-
-:func:`page_of` is the one reading of a page's text, cached per process by its digest; every
-later step (parser, recorder, reuse key, audit, timings) takes the :class:`Page` it returns."""
+"""A page read once: :func:`page_of`, cached per process by its text, gives its blocks, each
+carrying everything known about it, and its problems; every later step takes that :class:`Page`."""
 
 from __future__ import annotations
 
@@ -127,7 +125,7 @@ def page_of(path: str, text: str) -> Page:
     headings = [
         (match.start(), match["title"])
         for match in _HEADING.finditer(text)
-        if not _inside(page.blocks, match.start())
+        if not any(block.start <= match.start() < block.stop for block in page.blocks)
     ]
     lines = text.splitlines()
     for block in page.blocks:
@@ -201,20 +199,13 @@ def _fold_outputs(page: Page, blocks: list[Block], problems: list[str]) -> list[
     return folded
 
 
-def _inside(blocks: list[Block], offset: int) -> bool:
-    return any(block.start <= offset < block.stop for block in blocks)
-
-
 def slug(title: str) -> str:
     """The anchor Sphinx gives a heading: lower case, runs of other characters as one '-'."""
     return re.sub(r"[^a-z0-9]+", "-", title.replace("`", "").lower()).strip("-")
 
 
 def _with_line_offset(document: Document, start: int, source: Lexeme) -> Lexeme:
-    """``source`` whose line_offset counts the lines between the opening fence and the code.
-
-    Sybil's lexers leave it 0 for directives, so a block with ``:class:`` options would report
-    traceback lines one short.
-    """
+    """``source`` whose line_offset counts the lines between the opening fence and the code
+    (Sybil's lexers leave it 0 for directives: tracebacks would be short by the option lines)."""
     lines_after_fence = document.text.count("\n", start, start + source.offset) - 1
     return Lexeme(str(source), source.offset, max(lines_after_fence, 0))

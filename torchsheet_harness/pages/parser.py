@@ -13,7 +13,7 @@ from sybil.typing import Evaluator
 from ..locations import place
 from ..run import evaluators, prompt
 from .page import Block, page_of
-from .requirements import Requirement, RequirementError
+from .requirements import RequirementError
 
 
 class PageRegion(Region):
@@ -34,13 +34,12 @@ def block_of(region: Region) -> Block | None:
 class PageParser:
     """Sybil parser turning a MyST page's code blocks into checked examples."""
 
-    def __init__(self, check_coverage: bool = True) -> None:
+    def __init__(self) -> None:
         self.doctest_parser = DocTestStringParser(prompt.DocTestExample())
-        self.check_coverage = check_coverage
 
     def __call__(self, document: Document) -> Iterable[Region]:
         page = page_of(document.path, document.text)
-        if self.check_coverage and page.problems:
+        if page.problems:
             raise RequirementError("\n".join(page.problems))
         for block in page.blocks:
             if block.not_run is not None:
@@ -63,8 +62,12 @@ class PageParser:
         script = block.included  # a literal-included file, run as a script
         if script is not None and not script.is_file():
             raise RequirementError(f"{where}: literalinclude names a missing file {script}")
-        if launched:
-            evaluator = launcher(requirement)(
+        if launched:  # the launchers are imported only when a page needs one
+            if requirement.slurm:
+                from ..run.slurm.block import SlurmBlock as launcher
+            else:
+                from ..run.torchrun import TorchrunBlock as launcher
+            evaluator = launcher(
                 requirement, block.source, script, expected, gpu_host=block.gpu_host
             )
         elif script is not None:
@@ -89,14 +92,3 @@ class PageParser:
             evaluator = prompt.PythonBlock(expected)
         parsed = None if script is not None else block.source
         yield PageRegion(block.start, block.stop, parsed, evaluator, block)
-
-
-def launcher(requirement: Requirement) -> type:
-    """The evaluator class that launches a multi-process block (imported only when needed)."""
-    if requirement.slurm:
-        from ..run.slurm.block import SlurmBlock
-
-        return SlurmBlock
-    from ..run.torchrun import TorchrunBlock
-
-    return TorchrunBlock

@@ -1,9 +1,6 @@
-"""Start every page as a fresh ``python`` prompt starts, and put global state back after it.
-
-Before its first block: only what a fresh prompt's ``__main__`` holds, generators seeded from
-fresh entropy (a block that prints something random without seeding it fails), default print
-options, an empty working directory. After its last: every global torch state a page may change
-is restored, so one page cannot change another page's output."""
+"""Start every page as a fresh ``python`` prompt starts (a fresh ``__main__``, generators seeded
+from fresh entropy, default print options, an empty working directory), and after it restore
+every global torch state a page may change, so one page cannot change another page's output."""
 
 from __future__ import annotations
 
@@ -38,21 +35,10 @@ def reset_print_options() -> None:
     )
 
 
-def fresh_generators() -> None:
-    """Python's, NumPy's and torch's global generators seeded from fresh entropy, as in a new
-    interpreter: what a page prints depends only on the seeds it sets itself."""
-    random.seed()
-    np.random.seed()
-    torch.seed()
-
-
 def _default_device() -> torch.device | None:
-    """The device ``torch.set_default_device`` set, or None when none was set.
-
-    Not ``torch.get_default_device()``: it says 'cpu' when none is set, and setting 'cpu' back
-    installs a TorchFunctionMode that changes what later pages see (torch.compile traces
-    ``x * 2`` as a method call under it).
-    """
+    """The device ``torch.set_default_device`` set, or None: ``torch.get_default_device()`` says
+    'cpu' when none is, and setting 'cpu' back installs a TorchFunctionMode that changes what later
+    pages see (torch.compile traces ``x * 2`` as a method call under it)."""
     context = getattr(torch._GLOBAL_DEVICE_CONTEXT, "device_context", None)
     return None if context is None else context.device
 
@@ -121,7 +107,10 @@ def page_setup(namespace: dict[str, Any]) -> None:
     namespace.clear()
     namespace.update(FRESH_MAIN, __annotations__={}, __builtins__=builtins)
     reset_print_options()
-    fresh_generators()
+    # Seeded from fresh entropy, as in a new interpreter: a page prints only the seeds it sets.
+    random.seed()
+    np.random.seed()
+    torch.seed()
 
 
 def page_teardown(namespace: dict[str, Any]) -> None:

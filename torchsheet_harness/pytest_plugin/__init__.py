@@ -119,8 +119,7 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config) -> None:  # no
             if not str(getattr(report, "nodeid", "")).split("::")[0].endswith(".md"):
                 continue
             if outcome == "skipped" and isinstance(report.longrepr, tuple):
-                block = block_of_report(report) or {}
-                exempt = bool(block.get("not_run"))
+                exempt = bool((block_of_report(report) or {}).get("not_run"))
                 counts["exempted (not-run)" if exempt else "skipped (needs hardware)"] += 1
             elif report.when == "call" or outcome == "error":
                 counts[outcome] += 1
@@ -131,11 +130,8 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config) -> None:  # no
 
 
 def pytest_collection_finish(session: pytest.Session) -> None:
-    """After deselection: give each selected page example the deselected ones it may need.
-
-    Not in a late ``pytest_collection_modifyitems``: ``--lf`` deselects after every such hook
-    (in a wrapper around them), and the blocks it left out would not be run first.
-    """
+    """After deselection (``--lf`` deselects after every modifyitems hook): give each selected
+    page example the deselected ones it may need."""
     selected: dict[int, SybilItem] = {}
     files = {}
     for item in session.items:

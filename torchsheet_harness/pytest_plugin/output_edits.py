@@ -24,8 +24,7 @@ class NotUpdatable(Exception):
 
 @dataclass
 class Edit:
-    """Replace ``old`` at page[start:end] by ``new``; ``digest``: the page text's as run (an edit
-    applies only to the text the run read)."""
+    """Replace ``old`` at page[start:end] by ``new``, in the text whose digest the run read."""
 
     page: str
     digest: str

@@ -78,7 +78,11 @@ class RunRecord:
             outcome = "failed" if report.when == "call" else "errors"
         elif report.skipped:
             outcome = "skipped"
-            self.reasons[key] = _skip_reason(report)
+            longrepr = report.longrepr
+            if isinstance(longrepr, tuple) and len(longrepr) == 3:
+                self.reasons[key] = str(longrepr[2]).removeprefix("Skipped: ")
+            else:
+                self.reasons[key] = str(longrepr)
         elif report.passed and report.when == "call":
             outcome = "passed"
         else:
@@ -121,12 +125,6 @@ class RunRecord:
                 entry["reuse"] = reuse_key.page_key(page, self.rootdir, harness, env)
             pages[name] = entry
         return pages
-
-
-def _skip_reason(report: pytest.TestReport) -> str:
-    if isinstance(report.longrepr, tuple) and len(report.longrepr) == 3:
-        return str(report.longrepr[2]).removeprefix("Skipped: ")
-    return str(report.longrepr)
 
 
 def recorded_path(config: pytest.Config, found: results.Environment) -> Path | None:
@@ -188,9 +186,8 @@ class ResultsRecorder:
         record = self.record
         finished = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
         expect_gpu = self.config.getoption("--torchsheet-expect-gpu")
-        if not record.reports and not record.collection_errors and not record.test_files:
-            if not expect_gpu:
-                return  # nothing to record: no torch import, no CUDA context
+        if not (record.reports or record.collection_errors or record.test_files or expect_gpu):
+            return  # nothing to record: no torch import, no CUDA context
         found = current_environment()
         harness = reuse_key.harness_digest(self.config.rootpath)
         env = fingerprint(found)

@@ -5,19 +5,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..pages.page import Block, read_page
+from ..pages.page import read_page
 
 IN_PROCESS_BUDGET_SECONDS = 10.0
 LAUNCHED_BUDGET_SECONDS = 60.0
-
-
-def budget(block: Block) -> float | None:
-    """The budget of a block; None: not judged (a GPU block, or one not run)."""
-    requirement = block.requirement
-    if requirement.gpus or block.not_run is not None:
-        return None
-    launched = requirement.torchrun or requirement.slurm or block.kind == "literalinclude"
-    return LAUNCHED_BUDGET_SECONDS if launched else IN_PROCESS_BUDGET_SECONDS
 
 
 def slow_blocks(seconds: dict[tuple[str, int], float], docs: Path) -> list[str]:
@@ -26,10 +17,14 @@ def slow_blocks(seconds: dict[tuple[str, int], float], docs: Path) -> list[str]:
     lines = []
     for (page, line), took in sorted(seconds.items(), key=lambda item: -item[1]):
         block = read_page(docs / page).block_at(line)
-        limit = budget(block) if block is not None else None
-        if limit is None or took <= limit:
+        if block is None or block.requirement.gpus or block.not_run is not None:
+            continue  # not judged: a GPU block, or one not run
+        requirement = block.requirement
+        launched = requirement.torchrun or requirement.slurm or block.kind == "literalinclude"
+        limit = LAUNCHED_BUDGET_SECONDS if launched else IN_PROCESS_BUDGET_SECONDS
+        if took <= limit:
             continue
-        how = "launched" if limit == LAUNCHED_BUDGET_SECONDS else "in process"
+        how = "launched" if launched else "in process"
         lines.append(
             f"torchsheet: slow block docs/{page}:{line} took {took:.1f} s "
             f"(budget {limit:.0f} s {how})"

@@ -1,10 +1,8 @@
 """``pytest --update-outputs``: rewrite, in the page, every output the code printed differently.
-
-An evaluator's :class:`..run.outputs.OutputMismatch` becomes an edit (:mod:`.output_edits`)
-that travels with the report to the controller (so under pytest-xdist too), which applies each
-page's edits bottom-up at the end, refusing a page whose file changed during the run, and prints
-the diff. A block that did not run, or raised what its output does not show, stays a failure. A
-run with ``--update-outputs`` verifies nothing: it records no results."""
+An evaluator's :class:`..run.outputs.OutputMismatch` becomes an edit (:mod:`.output_edits`) that
+travels with the report to the controller (under pytest-xdist too), which applies each page's
+edits at the end and prints the diff. A block that did not run, or raised what its output does
+not show, stays a failure. Such a run verifies nothing: it records no results."""
 
 from __future__ import annotations
 
@@ -56,11 +54,8 @@ def pytest_runtest_call(item: pytest.Item):
         return (yield)
     except SybilFailure as failure:
         result = failure.result
-        if not (
-            item.config.getoption(OPTION)
-            and isinstance(item, SybilItem)
-            and isinstance(result, OutputMismatch)
-        ):
+        updating = item.config.getoption(OPTION) and isinstance(item, SybilItem)
+        if not (updating and isinstance(result, OutputMismatch)):
             raise
         try:
             edit = edit_for(item.example, result)

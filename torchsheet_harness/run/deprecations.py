@@ -1,11 +1,8 @@
 """No deprecated API on a page: a block whose own code warns that it is deprecated fails.
-
-A deprecation is the block's when it points at the block's code, or at the torch wrapper the
-block called (:mod:`.warning_origin`); one raised deeper in torch by a correct call is passed on
-to pytest's warnings summary. In-process blocks: :class:`Watch`. Launched blocks: the rank hook
-makes the script's own deprecations errors (:func:`launch_filters`), read back from stderr by
-:func:`deprecation_error`. A block declared ``shows-deprecation`` prints its own where they occur,
-as part of its checked output, and fails if it raises none."""
+A deprecation is the block's when it points at the block's code or at the torch wrapper the block
+called (:mod:`.warning_origin`); one raised deeper in torch goes to pytest's warnings summary.
+In-process blocks: :class:`Watch`; launched blocks: :func:`launch_filters`, read back by
+:func:`deprecation_error`. A ``shows-deprecation`` block prints its own, failing if none comes."""
 
 from __future__ import annotations
 
@@ -66,8 +63,7 @@ class Watch:
         return filename == path or filename.startswith(f"<doctest {path}[")
 
     def page_line(self, message: warnings.WarningMessage) -> int | None:
-        """The page line of a deprecation the block's own code raised (called while it is
-        shown); None for any other warning."""
+        """The page line of a deprecation the block's own code raised; None for others."""
         if not issubclass(message.category, CATEGORIES):
             return None
         found = blamed(message.filename, message.lineno, self._is_page)
@@ -94,8 +90,7 @@ class Watch:
 
 
 def unused_declaration(example: Any, raised: bool) -> str | None:
-    """At a declared block's last example, a failure when none of its examples ``raised`` one
-    (remembered per block of the page)."""
+    """At a declared block's last example, a failure when none of its examples ``raised`` one."""
     line = example.region.block.line
     shown = example.document.__dict__.setdefault("torchsheet_shown_deprecations", {})
     shown[line] = shown.get(line, False) or raised
@@ -133,7 +128,14 @@ def processes_failure(
 ) -> str | None:
     """``failure`` of launched processes (None: they succeeded), led by the deprecation one
     stopped on; either way, the warnings they printed are issued again for pytest's summary."""
-    reissue_process_warnings(stderr)
+    for text in stderr.values():  # issued again, for pytest's warnings summary
+        for match in map(_PRINTED.match, text.splitlines()):
+            if match is None:
+                continue
+            category = getattr(builtins, match["category"], None)
+            if not (isinstance(category, type) and issubclass(category, Warning)):
+                category = UserWarning
+            warnings.warn_explicit(match["text"], category, match["file"], int(match["line"]))
     deprecated = deprecation_error(stderr, script, where) if failure else None
     return f"{deprecated}\n{failure}" if deprecated else failure
 
@@ -158,15 +160,3 @@ def deprecation_error(
                     f"{error['text']} (an error in {name}; use what the warning says)"
                 )
     return None
-
-
-def reissue_process_warnings(streams: Mapping[str, str]) -> None:
-    """Issue again, for pytest's warnings summary, each warning a process printed to stderr."""
-    for text in streams.values():
-        for match in map(_PRINTED.match, text.splitlines()):
-            if match is None:
-                continue
-            category = getattr(builtins, match["category"], None)
-            if not (isinstance(category, type) and issubclass(category, Warning)):
-                category = UserWarning
-            warnings.warn_explicit(match["text"], category, match["file"], int(match["line"]))

@@ -1,14 +1,11 @@
 """GPU-host mode: CPU torchrun blocks run as on a machine whose accelerator is CUDA.
 
-The launcher's side puts the ranks' start-up hook first on their ``PYTHONPATH`` and reads a
-finding back from their stderr. In each rank (:func:`install`), torch answers as on a GPU host,
-and the two defaults that then go wrong (a bare ``init_process_group()``, ``fully_shard``
-without ``mesh=``) raise with what a GPU host would do. The block's own questions (asked from
-``__main__``) answer for a host with fewer GPUs than local ranks (``LOCAL_WORLD_SIZE - 1``): code
-that picks NCCL only "when every rank has a GPU" must fall back to gloo and still name the CPU;
-torch's own calls get the real answers. Standard library only: the rank hook imports it before
-torch, whose modules are patched once imported. The mode: MAINTAINING.md, "torchrun and Slurm
-blocks"."""
+In each rank (:func:`install`, run by the rank hook before torch is imported) torch answers as on
+a GPU host, and the two defaults that then go wrong (a bare ``init_process_group()``,
+``fully_shard`` without ``mesh=``) raise; the launcher reads the finding back from stderr. The
+block's own questions (from ``__main__``) get a host with ``LOCAL_WORLD_SIZE - 1`` GPUs, so code
+that picks NCCL only "when every rank has a GPU" must fall back to gloo; torch's own calls get
+the real answers. Standard library only. The mode: MAINTAINING.md, "torchrun and Slurm blocks"."""
 
 from __future__ import annotations
 
@@ -32,16 +29,6 @@ def gpu_host_mode(environ: Mapping[str, str] = os.environ) -> bool:
     return environ.get(GPU_HOST_ENV) == "1"
 
 
-def gpus_visible(environ: Mapping[str, str] = os.environ) -> bool:
-    """Whether CPU launches keep the machine's GPUs visible (``TORCHSHEET_GPUS_VISIBLE=1``)."""
-    return environ.get(GPUS_VISIBLE_ENV) == "1"
-
-
-def rank_env(env: dict[str, str]) -> dict[str, str]:
-    """``env`` with the ranks' start-up hook first on their ``PYTHONPATH``, in GPU-host mode."""
-    return {**env, "PYTHONPATH": rank_site_first(env), GPU_HOST_ENV: "1"}
-
-
 def rank_site_first(env: Mapping[str, str]) -> str:
     """``env``'s ``PYTHONPATH`` with the start-up hook (:data:`SITE_DIR`) first, once."""
     rest = [p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p and p != str(SITE_DIR)]
@@ -56,9 +43,7 @@ def finding(rank_streams: Iterable[str], where_line) -> str | None:  # noqa: ANN
             match = _FINDING.search(line)
             if match is None:
                 continue
-            at = ""
-            if match["line"]:
-                at = f" at {where_line(match['file'], int(match['line']))}"
+            at = f" at {where_line(match['file'], int(match['line']))}" if match["line"] else ""
             return f"GPU-host check{at}: {match['message']}"
     return None
 

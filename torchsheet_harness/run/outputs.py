@@ -49,10 +49,6 @@ def lines_of(text: str) -> list[str]:
     return lines
 
 
-def _is_wildcard(line: str) -> bool:
-    return line.strip() == "..."
-
-
 def _align(expected: list[str], got: list[str]) -> list[tuple[str, int, int, int, int]] | None:
     """Steps turning ``expected`` into ``got``, keeping as many expected lines as possible.
 
@@ -66,7 +62,7 @@ def _align(expected: list[str], got: list[str]) -> list[tuple[str, int, int, int
     n, m = len(expected), len(got)
     if n * m > MAX_ALIGNED_PAIRS:
         return None
-    wild = [_is_wildcard(e) for e in expected]
+    wild = [e.strip() == "..." for e in expected]
     same = [
         [not w and matches(e + "\n", g + "\n") for g in got]
         for e, w in zip(expected, wild, strict=True)

@@ -1,8 +1,6 @@
-"""Run a command in its own session with a hard timeout, leaving nothing behind.
-
-torchrun starts every rank in a session of its own, out of the launcher's process group: so a
-watcher records every descendant it sees (from ``/proc``), and whatever of them is alive when the
-command ends is killed. The harness's only reading of ``/proc`` and its kill helpers."""
+"""Run a command in its own session with a hard timeout, leaving nothing behind: torchrun starts
+every rank in a session of its own, so a watcher records every descendant it sees (from ``/proc``),
+and whatever of them is alive when the command ends is killed."""
 
 from __future__ import annotations
 
@@ -73,7 +71,12 @@ def run_command(
         stdout, stderr = proc.communicate(timeout=timeout)
     except subprocess.TimeoutExpired:
         timed_out = True
-        stdout, stderr = _terminate(proc, watcher)
+        _signal_tree(proc.pid, watcher, signal.SIGTERM)
+        try:
+            stdout, stderr = proc.communicate(timeout=GRACE_SECONDS)
+        except subprocess.TimeoutExpired:
+            _signal_tree(proc.pid, watcher, signal.SIGKILL)
+            stdout, stderr = proc.communicate()
     finally:
         watcher.stop()
         # Children that outlived the leader (daemonised workers, ranks in their own sessions).
@@ -176,15 +179,6 @@ def live_names() -> list[tuple[int, str]]:
 def read_cmdline_and_environ(pid: int) -> bytes:
     """A process's command line and environment, as bytes (empty when unreadable)."""
     return _read(pid, "cmdline", "environ") or b""
-
-
-def _terminate(proc: subprocess.Popen, watcher: DescendantWatcher) -> tuple[str, str]:
-    _signal_tree(proc.pid, watcher, signal.SIGTERM)
-    try:
-        return proc.communicate(timeout=GRACE_SECONDS)
-    except subprocess.TimeoutExpired:
-        _signal_tree(proc.pid, watcher, signal.SIGKILL)
-        return proc.communicate()
 
 
 def _signal_tree(pid: int, watcher: DescendantWatcher, sig: signal.Signals, scan: bool = True):

@@ -77,8 +77,7 @@ class DocTestExample(DocTestEvaluator):
 
 @dataclass
 class PythonBlock:
-    """Runs a plain block statement by statement in the prompt's mode and checks what it printed
-    (``expected``: its output block's text; None: printing anything fails)."""
+    """Runs a plain block as the prompt does, checking what it printed against ``expected``."""
 
     expected: str | None = None
 

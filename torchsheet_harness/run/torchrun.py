@@ -60,11 +60,11 @@ def launch_env(gpus: int, extra: Mapping[str, str] | None = None) -> dict[str, s
     env.setdefault("GLOO_SOCKET_IFNAME", "lo")
     env.setdefault("OMP_NUM_THREADS", "1")
     env["PYTHONUNBUFFERED"] = "1"
-    if gpus == 0 and not gpu_host.gpus_visible(env):
+    if gpus == 0 and env.get(gpu_host.GPUS_VISIBLE_ENV) != "1":
         env["CUDA_VISIBLE_DEVICES"] = ""
     env.update(extra or {})
     if gpus == 0 and gpu_host.gpu_host_mode(env):
-        env = gpu_host.rank_env(env)
+        env["PYTHONPATH"] = gpu_host.rank_site_first(env)
     return env
 
 
@@ -76,13 +76,12 @@ def torchrun(
     gpus: int = 0,
     timeout: float = LAUNCH_TIMEOUT_SECONDS,
     env: Mapping[str, str] | None = None,
-    torchrun_args: Sequence[str] = ("--standalone",),
     cwd: str | Path | None = None,
 ) -> Launch:
-    """Run ``torchrun <torchrun_args> --nproc-per-node nproc script args`` and collect ranks."""
+    """Run ``torchrun --standalone --nproc-per-node nproc script args`` and collect ranks."""
     with tempfile.TemporaryDirectory(prefix="torchsheet-torchrun-") as workdir:
         logs = Path(workdir) / "logs"
-        argv = [sys.executable, "-m", "torch.distributed.run", *torchrun_args]
+        argv = [sys.executable, "-m", "torch.distributed.run", "--standalone"]
         argv += ["--nproc-per-node", str(nproc), "--log-dir", str(logs), "--redirects", "3"]
         argv += [str(script), *args]
         finished = run_command(argv, timeout=timeout, cwd=cwd or workdir, env=launch_env(gpus, env))

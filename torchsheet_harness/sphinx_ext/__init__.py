@@ -1,9 +1,5 @@
-"""Sphinx extension: what the tests know about a page, shown on the page.
-
-It reads the doctree and the results files, and lexes no page: whether a page's markers hold is
-checked when the page is collected. Its modules, one job each: MAINTAINING.md, "Where the
-harness lives". Config: ``torchsheet_results`` (``torchsheet_results_file``, its older name),
-``torchsheet_matrix``, ``torchsheet_errors_evidence``."""
+"""Sphinx extension: what the tests know about a page, shown on the page. It reads the doctree
+and the results files, and lexes no page. Its modules: MAINTAINING.md, "Where the harness lives"."""
 
 from __future__ import annotations
 
@@ -13,15 +9,13 @@ from sphinx.application import Sphinx
 
 from . import (
     copy_text,
-    environments,
     errors_index,
-    overview,
-    pitfalls_index,
     quick_reference,
     reading,
     rendering,
     run_times,
     search,
+    status,
     store,
 )
 from .rendering import directive
@@ -32,13 +26,13 @@ def setup(app: Sphinx) -> dict[str, Any]:
     app.add_config_value("torchsheet_results_file", None, "env", types=[str, type(None)])
     app.add_config_value("torchsheet_matrix", (), "env", types=[tuple, list])
     app.add_config_value("torchsheet_errors_evidence", None, "env", types=[str, type(None)])
-    app.add_directive("page-overview", directive(overview.page_overview))
+    app.add_directive("page-overview", directive(status.page_overview))
     app.add_directive("quick-reference", quick_reference.QuickReference)
-    app.add_directive("pitfalls", directive(pitfalls_index.pitfalls_index))
+    app.add_directive("pitfalls", directive(quick_reference.pitfalls_index))
     app.add_directive("errors", directive(errors_index.errors_index))
     app.add_role("errors-count", errors_index.errors_count_role)
     app.add_directive("run-times", directive(run_times.run_times))
-    app.add_directive("verified-environments", directive(environments.verified_environments))
+    app.add_directive("verified-environments", directive(run_times.verified_environments))
     # After sphinx-copybutton's own config-inited (priority 500): the copied text pastes at the
     # classic prompt too.
     app.connect("config-inited", copy_text.wrap_copybutton, priority=900)

@@ -16,8 +16,7 @@ COPY_TOOLTIP = (
 
 
 def wrap_copybutton(app: Any, config: Any) -> None:
-    """config-inited, after copybutton's own: its formatCopyText, followed by pasteReady; and
-    the tooltip."""
+    """config-inited, after copybutton's: pasteReady around its formatCopyText; the tooltip."""
     source = config.html_context.get("copybutton_format_func")
     if not source or "pasteReady" in source:
         return

@@ -1,8 +1,7 @@
 """``{quick-reference}``: under each section its content names, the lines of every block marked
-``% quickref: <section>``, in reading order, each linked to its section.
-
-The lines are the block's own (:func:`~torchsheet_harness.pages.excerpts.excerpt_lines`): nothing
-is retyped. A line whose block is not verified in this build is dashed, with why on its tooltip."""
+``% quickref: <section>`` (the block's own: nothing is retyped), each linked to its section; a
+line whose block is not verified in this build is dashed, with why on its tooltip. And
+``{pitfalls}``: every ``% pitfall:`` of the pages, one row each, linked to the block showing it."""
 
 from __future__ import annotations
 
@@ -15,12 +14,13 @@ from sphinx.util.docutils import SphinxDirective
 
 from ..locations import place
 from ..pages.excerpts import ExcerptError, excerpt_lines
-from ..pages.markers import quickref_of
+from ..pages.markers import pitfall_of, quickref_of
 from . import store
-from .rendering import link, placeholder, slug
+from .rendering import cell, code_text, link, placeholder, slug, table
 from .status_text import unverified_reason
 
 logger = logging.getLogger(__name__)
+PITFALLS_HEADER = ("The mistake", "What it does", "The fix", "Shown in")
 
 
 class quick_reference(placeholder):  # noqa: N801 (docutils node names)
@@ -108,3 +108,35 @@ def check_sections(app: Sphinx, env: Any) -> None:
                         type="torchsheet",
                         subtype="marker",
                     )
+
+
+class pitfalls_index(placeholder):  # noqa: N801 (docutils node names)
+    """The table of every marked trap."""
+
+    def render(self, app: Sphinx, docname: str) -> list[nodes.Node]:
+        rows = []
+        for _, page in store.in_reading_order(app):
+            for block in page.blocks:
+                for marker in block.markers:
+                    if marker.kind == "pitfall" and (pitfall := pitfall_of(marker)):
+                        rows.append(_pitfall_row(app, docname, block, pitfall))
+        summary = f"{len(rows)} traps, each shown running on its page."
+        return [
+            nodes.paragraph("", summary, classes=["ts-qr-summary"]),
+            table(PITFALLS_HEADER, rows, ["ts-pitfalls", "no-search"]),
+        ]
+
+
+def _pitfall_row(app: Sphinx, docname: str, block: store.MarkedBlock, pitfall) -> nodes.row:
+    reason = unverified_reason(store.view(app, block.docname), block.line)
+    shown = [nodes.Text(f"{store.title(app, block.docname)} › "), *code_text(block.heading)]
+    where = link(app, docname, block.docname, block.target, shown, title=reason or "")
+    classes = ["ts-pitfall"] + (["ts-qr-unverified"] if reason else [])
+    return nodes.row(
+        "",
+        cell(*code_text(pitfall.mistake), classes=["ts-pitfall-mistake"]),
+        cell(*code_text(pitfall.effect), classes=["ts-pitfall-effect"]),
+        cell(*code_text(pitfall.fix), classes=["ts-pitfall-fix"]),
+        cell(where, classes=["ts-pitfall-where"]),
+        classes=classes,
+    )

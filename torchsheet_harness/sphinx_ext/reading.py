@@ -1,8 +1,6 @@
 """Reading a page (``doctree-read``): its ``%`` markers, its purpose, its badges and status line.
-
-MyST merges consecutive ``%`` lines into one comment node whose own line is unreliable, while a
-literal block's ``line`` is its opening fence: so marker ``i`` of ``n`` sits on line
-``fence - n + i``. Whether a marker holds is the page side's check; the site re-checks none."""
+MyST merges consecutive ``%`` lines into one comment whose own line is unreliable, while a literal
+block's ``line`` is its opening fence: so marker ``i`` of ``n`` sits on line ``fence - n + i``."""
 
 from __future__ import annotations
 
@@ -11,7 +9,7 @@ from sphinx.application import Sphinx
 
 from ..locations import place
 from ..pages.markers import SHOWING, Marker, messages_of, parse_marker, pitfall_of
-from . import badges, status, store
+from . import status, store
 from .rendering import slug
 
 
@@ -72,7 +70,7 @@ def read_page(app: Sphinx, document: nodes.document) -> None:
         if any(marker.kind in SHOWING for marker in markers):
             page.blocks.append(_marked(app.env.docname, block, node, markers, targets))
             _show_aliases(block, markers)
-        badges.place_badge(app, node, block, markers)
+        status.place_badge(app, node, block, markers)
     status.place_status(document)
 
 
@@ -89,11 +87,7 @@ def _show_aliases(block: nodes.Element, markers: tuple[Marker, ...]) -> None:
         note += nodes.Text(f" ({where})" + ("; " if index < len(aliases) - 1 else "."))
     after = block.next_node(descend=False, siblings=True)
     is_output = isinstance(after, nodes.literal_block) and "output" in after["classes"]
-    anchor = (
-        after
-        if is_output or (isinstance(after, nodes.container) and output_after(block))
-        else block
-    )
+    anchor = after if is_output or output_after(block) else block  # after its output block
     anchor.parent.insert(anchor.parent.index(anchor) + 1, note)
 
 

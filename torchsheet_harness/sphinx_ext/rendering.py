@@ -26,8 +26,7 @@ class inline_placeholder(nodes.Inline, placeholder):  # noqa: N801
 
 
 def directive(node: type[placeholder]) -> type[SphinxDirective]:
-    """A directive that puts ``node`` on its page, which shows other pages or the results (so
-    every build writes it again)."""
+    """A directive putting ``node`` on its page, which every build writes again."""
 
     class ShowsOthers(SphinxDirective):
         def run(self) -> list[nodes.Node]:

@@ -1,8 +1,6 @@
-"""The site search finds an error's entry from the line a reader pastes, whole or in part.
-
-Sphinx's search, with three of its functions wrapped by ``search.js`` (why each: the comment
-above it there), loaded on the search page after ``searchtools.js``; the index is not changed.
-The wrapped functions have these signatures from Sphinx 7.3 (``pyproject.toml``'s floor) to 9."""
+"""The site search finds an error's entry from the line a reader pastes: Sphinx's search with
+three of its functions wrapped by ``search.js`` (why each: the comment above it there; the same
+signatures from Sphinx 7.3 to 9), loaded on the search page after ``searchtools.js``."""
 
 from __future__ import annotations
 
@@ -24,8 +22,7 @@ def add_script(app: Sphinx, pagename: str, *args: Any) -> None:
 
 
 def copy_script(app: Sphinx) -> None:
-    """builder-inited: the script into the HTML build's ``_static/``, before the pages are
-    written (each page's link to it carries its checksum, as Sphinx's own files do)."""
+    """builder-inited: the script into ``_static/``, before the pages that link it are written."""
     if app.builder.format == "html":
         static = Path(app.outdir) / "_static"
         static.mkdir(parents=True, exist_ok=True)

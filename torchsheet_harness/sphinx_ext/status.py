@@ -1,14 +1,23 @@
-"""The status line under each page's purpose sentence (worded by :mod:`.status_text`), and the
-purpose sentence itself. A page without code (an index) sums its section."""
+"""What the verdicts say, on the page: the status line under each page's purpose sentence (worded
+by :mod:`.status_text`; a page without code sums its section), the badge above each block (what
+it needs from the :class:`~torchsheet_harness.pages.requirements.Requirement` that gates its
+test, or that it is not run; where the recorded runs disagree, where), and ``{page-overview}``:
+every page in reading order with its purpose sentence."""
 
 from __future__ import annotations
 
 from docutils import nodes
 from sphinx.application import Sphinx
 
+from ..locations import place
+from ..pages.markers import Marker
+from ..pages.requirements import Requirement, RequirementError, parse_classes
 from . import store
-from .rendering import placeholder
+from .rendering import code_text, link, placeholder
 from .status_text import Status, section_status, status_of
+from .verdicts import block_verdict
+
+CPU_HOW = Requirement().how_to_run
 
 
 class page_status(placeholder):  # noqa: N801 (docutils node names)
@@ -51,3 +60,74 @@ def status_for(app: Sphinx, docname: str) -> Status:
     below = [d for d in sorted(app.env.found_docs) if d.startswith(prefix)]
     views = [store.view(app, d) for d in below if d in records and records[d].has_code]
     return section_status(views) or Status("none", "No code on this page.")
+
+
+class page_overview(placeholder):  # noqa: N801 (docutils node names)
+    """Every page in reading order, with its purpose sentence."""
+
+    def render(self, app: Sphinx, docname: str) -> list[nodes.Node]:
+        records = store.records(app.env)
+        items = nodes.bullet_list(classes=["ts-overview", "no-search"])
+        for page, depth in store.reading_order(app):
+            title = nodes.Text(store.title(app, page))
+            line = nodes.paragraph("", "", link(app, docname, page, "", [title]))
+            if purpose := records.get(page, store.PageRecord()).purpose:
+                line += nodes.Text(" ")
+                line += nodes.inline("", f"— {purpose}", classes=["ts-purpose"])
+            items += nodes.list_item("", line, classes=[f"ts-overview-depth-{depth}"])
+        return [items]
+
+
+class block_badge(placeholder):  # noqa: N801 (docutils node names)
+    """Before a block: ``label`` ('' for a CPU block), ``how`` it is run, ``kinds`` (CSS classes),
+    its ``line``; rendered with the recorded verdict, wrapping the block."""
+
+    def render(self, app: Sphinx, docname: str) -> list[nodes.Node]:
+        view = store.view(app, docname)
+        state, result = block_verdict(view, self["line"]) or ("", "")
+        label, how, kinds = self["label"], self["how"], self["kinds"].split()
+        if not label:  # a CPU block: a badge only for a verdict worth a line
+            if state in ("", "unverified"):
+                return []
+            label, how = ("failing" if state == "failed" else "partly verified"), CPU_HOW
+        if state:
+            kinds.append(f"ts-result-{state}")
+        tooltip = " ".join(filter(None, [how.replace("`", ""), result]))
+        badge = nodes.container("", classes=["ts-requirement", *kinds, "no-search"])
+        badge += nodes.abbreviation(label, label, explanation=tooltip, classes=["ts-badge"])
+        badge += nodes.inline("", "", *code_text(how), classes=["ts-how"])
+        if result:
+            badge += nodes.inline(result, result, classes=["ts-result"])
+        block = self.next_node(descend=False, siblings=True)
+        block.parent.remove(block)
+        return [nodes.container("", badge, block, classes=["ts-gated"])]
+
+
+def place_badge(
+    app: Sphinx, node: nodes.literal_block, block: nodes.Element, markers: tuple[Marker, ...]
+) -> None:
+    """doctree-read (from :mod:`.reading`): the badge placeholder before a block that runs or
+    declares a need; a warning for a need the harness does not know."""
+    included = bool(node.get("source")) and node["source"] != node.source
+    runs = included or node.get("language") == "python"
+    classes = " ".join(node["classes"])
+    if included:
+        node["classes"].append("ts-script")  # run as a script, not pasted
+    not_run = next((marker.text for marker in markers if marker.kind == "not-run"), None)
+    if not_run is not None:
+        node["classes"].append("ts-not-run")
+        how = f"Shown, not run by the tests: {not_run}."
+        badge = block_badge(label="not run", how=how, kinds="ts-not-run", line=node.line)
+    else:
+        try:
+            where = place(node.source or node.document["source"], node.line or 0)
+            requirement = parse_classes(classes, where, runs)
+        except RequirementError as error:
+            store.warn_until_fixed(app, str(error), "requirement")
+            return
+        if not runs and requirement.is_cpu_only:
+            return  # a block that neither runs nor declares a need
+        label = "" if requirement.is_cpu_only else requirement.label  # '': a CPU block
+        kinds = " ".join(f"ts-needs-{marker}" for marker in requirement.markers)
+        badge = block_badge(label=label, how=requirement.how_to_run, kinds=kinds, line=node.line)
+    block.parent.insert(block.parent.index(block), badge)

@@ -1,8 +1,6 @@
-"""What the build keeps: per page a :class:`PageRecord` in the environment, and per build the
-results files, each page's merged view and the reading order, each computed once.
-
-Sphinx writes only the pages it read, so the pages that show other pages or the results are
-written again by every build that needs it (``env-get-updated``)."""
+"""What the build keeps: per page a :class:`PageRecord` in the environment; per build the results
+files, each page's merged view and the reading order. Pages that show other pages or the results
+are written again by every build (Sphinx writes only the pages it read)."""
 
 from __future__ import annotations
 
@@ -49,9 +47,7 @@ class PageRecord:
 
 
 def records(env: Any) -> dict[str, PageRecord]:
-    if not hasattr(env, "torchsheet_records"):
-        env.torchsheet_records = {}
-    return env.torchsheet_records
+    return vars(env).setdefault("torchsheet_records", {})
 
 
 def record(env: Any, docname: str | None = None) -> PageRecord:
@@ -68,8 +64,7 @@ def merge(app: Sphinx, env: Any, docnames: set[str], other: Any) -> None:
 
 
 def warn_until_fixed(app: Sphinx, message: str, subtype: str) -> None:
-    """A warning about the page being read, which is read again until it warns no more (an
-    incremental build would otherwise skip it, and pass)."""
+    """A warning about the page being read, which is read again until it warns no more."""
     logger.warning(message, type="torchsheet", subtype=subtype)
     record(app.env).warned = True
 
@@ -89,9 +84,7 @@ def rewritten(app: Sphinx, env: Any) -> list[str]:
 
 
 def _build(app: Sphinx) -> dict[str, Any]:
-    if getattr(app, "torchsheet_build", None) is None:
-        app.torchsheet_build = {}
-    return app.torchsheet_build
+    return vars(app).setdefault("torchsheet_build", {})
 
 
 def read_results(app: Sphinx) -> None:

@@ -1,9 +1,6 @@
-"""What the results files say about one page and each of its blocks, merged over environments.
-
-Only entries recorded on the page source as it is now count; files of one environment add up
-block by block, the latest winning. A failure in any environment is the block's failure (never
-hidden by a pass elsewhere); a block an environment did not run whole is not verified there.
-No Sphinx here."""
+"""What the results files say about one page and each of its blocks, merged over environments:
+only entries recorded on the page as it is now count, the latest of an environment winning; a
+failure anywhere is the block's failure; a block not run whole is not verified there. No Sphinx."""
 
 from __future__ import annotations
 

@@ -1,9 +1,7 @@
-"""A private two-node Slurm cluster on this machine: two ``slurmd`` named after two host names of
-this machine, a ``slurmctld`` and a ``munged`` of their own, every file and port under a
-temporary folder (:mod:`.conf`); clients reach it only, through ``SLURM_CONF``.
-
-It starts only where :func:`.host.unavailable_reason` finds nothing against it, one at a time per
-machine (a file lock), and stops everything it started, job processes included."""
+"""A private two-node Slurm cluster on this machine (two ``slurmd`` named after two of its names,
+its own ``slurmctld`` and ``munged``, every file and port under a temporary folder), reached only
+through ``SLURM_CONF``. It starts only where :func:`.host.unavailable_reason` finds nothing
+against it, one at a time per machine (a file lock), and stops everything it started."""
 
 from __future__ import annotations
 

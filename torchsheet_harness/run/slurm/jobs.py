@@ -47,8 +47,7 @@ class Job:
 def submit(
     script: Path, *, cwd: Path, env: Mapping[str, str], timeout: float = JOB_TIMEOUT_SECONDS
 ) -> Job:
-    """``sbatch`` ``script`` from ``cwd`` (``env`` names the cluster), wait for the job to end
-    and read its output files."""
+    """``sbatch`` ``script`` from ``cwd`` (``env`` names the cluster); wait, read its output."""
     began = time.monotonic()
     out, err = cwd / "slurm-%j.out", cwd / "slurm-%j.err"
     limit = max(1, int(timeout // 60) + 1)
