@@ -1,14 +1,7 @@
-"""The built site in a real browser: headless Chromium (tests/harness/conftest.py), driven by
-selenium, against the site served on 127.0.0.1 (other hosts do not resolve for it).
-
-The landing page renders with its navigation and status line; a CUDA block shows its badge; the
-copy button on a ``>>>`` block puts the code without prompts or output on the clipboard, exactly
-what the Python port that the page run checks every block with
-(torchsheet_harness/pages/copy_text.py) computes, for every block of that page; a phone never
-scrolls sideways; the quick reference's and the pitfalls' links land on their sections; no
-resource comes from another host and the console has no errors. Screenshots land in
-docs/_build/screenshots/. (The search: test_error_search.py.)
-"""
+"""The built site in headless Chromium (tests/harness/conftest.py), served on 127.0.0.1 (other
+hosts do not resolve for it): what a reader sees, clicks and copies (the copy: what
+torchsheet_harness/pages/copy_text.py computes); no resource from another host, no console
+error. Screenshots land in docs/_build/screenshots/. (The search: test_error_search.py.)"""
 
 from __future__ import annotations
 

@@ -1,13 +1,6 @@
-"""Faults planted in pages, each reported by ``pytest`` at its page and line.
-
-One run over every page (a collection error does not stop the others): a wrong output, a raising
-block (its line and the exception, not the page's source nor torch's), a misspelled requirement
-and a bad marker (a collection error), a GPU block on a CPU machine (one SKIPPED line with the
-generated reason), a hanging block (its block timeout), a section selected by node id (the
-sections before it run first), and what a reader's paste at a fresh prompt shows: a page that
-relies on a seed it never set, the names a fresh prompt defines, a value the prompt echoes, a
-block that ends the interpreter. In-process (``pytester``): what collection alone decides.
-"""
+"""Faults planted in pages (:data:`PAGES`), each reported by ``pytest`` at its page and line, in
+one run over every page (a collection error does not stop the others); ``--tb=long`` needs a run
+of its own. In-process (``pytester``): what collection alone decides."""
 
 from __future__ import annotations
 

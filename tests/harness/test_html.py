@@ -1,11 +1,7 @@
 """The built site: warning-free, nothing fetched from third parties, badges from declarations,
-status lines and the verified-environments table from the results files.
-
-The real site is built once per session with ``sphinx-build -W`` (tests/support/built_site.py);
-small sites planted in-process (tests/support/sheet_site.py) check the status line and the
-badges against planted results files, and the merged verdicts are checked as pure functions.
-(That the site lexes no page: test_page_parser.py; output blocks as shown: test_browser.py.)
-"""
+status lines and the verified-environments table from the results files. The real site is built
+once per session (tests/support/built_site.py); planted sites (tests/support/sheet_site.py) check
+the lines against planted results files. (That the site lexes no page: test_page_parser.py.)"""
 
 from __future__ import annotations
 
@@ -18,11 +14,10 @@ import pytest
 from built_site import html_blocks, pages
 from sheet_site import CPU_213, CPU_214, CUDA_SKIP, H200, PASSED, build, plant, record
 
-from torchsheet_harness.matrix import torch_versions
 from torchsheet_harness.pages.requirements import parse_classes
 from torchsheet_harness.results import Environment, Results, environment_key
 from torchsheet_harness.sphinx_ext.status_text import status_of
-from torchsheet_harness.sphinx_ext.verdicts import PageView, block_verdict, page_view
+from torchsheet_harness.sphinx_ext.verdicts import PageView, page_view
 
 EXTERNAL = re.compile(r"^(?:[a-z][a-z0-9+.-]*:)?//", re.IGNORECASE)
 TAG = r"<(?:script|link|img|iframe|source|audio|video|embed|object|track|image|use|input)\b[^>]*>"
@@ -220,23 +215,6 @@ def test_a_run_of_an_older_page_source_is_dropped() -> None:
     assert status_of([view((CPU_214, {"5": PASSED}, "old"))]).state == "stale"
 
 
-def test_a_pass_elsewhere_never_hides_a_failure() -> None:
-    page = view(
-        (CPU_213, {"5": PASSED, "10": PASSED}, "now"),
-        (CPU_214, {"5": PASSED, "10": {"outcome": "errors"}}, "now"),
-        (H200, {"5": PASSED, "10": PASSED}, "now"),
-    )
-    status = status_of([page])
-    assert status.state == "failed" and "Verified" not in status.text
-    assert status.text.startswith("Failing with torch 2.14.1 on CPU: 1 of 2 blocks failed")
-    assert block_verdict(page, 10) == (
-        "failed",
-        "Failed with torch 2.14.1 on CPU; passed with torch 2.13.0 on CPU and torch "
-        "2.11.0+cu130 on NVIDIA H200.",
-    )
-    assert block_verdict(page, 5) is None  # passed everywhere
-
-
 def test_a_page_where_nothing_ran_does_not_say_verified() -> None:
     page = view((CPU_213, {"5": CUDA_SKIP, "10": CUDA_SKIP}, "now"))
     status = status_of([page])
@@ -282,9 +260,3 @@ def test_each_environment_with_its_run_date_newest_torch_first(tmp_path: Path) -
         "torch 2.15.0: verified on CPU, last run 2026-01-01 00:00 UTC (1 page, 1 block passed)."
     )
     assert "torch 2.14.1: no run of it in this build's results." in sentence
-
-
-def test_the_matrix_is_the_noxfiles() -> None:
-    import noxfile
-
-    assert torch_versions() == noxfile.TORCH_VERSIONS

@@ -10,7 +10,6 @@ import pytest
 from planted import RECORDER, write_project
 from sheet_site import build, two_pages
 from sybil import Document
-from sybil.example import SybilFailure
 from sybil.testing import check_parser
 
 from torchsheet_harness.pages import page as pages
@@ -65,17 +64,6 @@ def test_a_directive_with_options_raises_at_its_page_line() -> None:
     with pytest.raises(KeyError) as raised:
         check_parser(PageParser(), text)
     assert traceback.extract_tb(raised.tb)[-1].lineno == 6
-
-
-def test_a_wrong_output_block_fails_with_expected_and_got() -> None:
-    text = (
-        "```python\nprint('got this')\n```\n\n```{code-block} text\n:class: output\nexpected\n```\n"
-    )
-    with pytest.raises(SybilFailure) as failed:
-        check_parser(PageParser(), text)
-    message = str(failed.value)
-    assert ":1: the output shown on the page is not what the code printed" in message
-    assert "expected" in message and "got this" in message
 
 
 FAULTS = {  # name: (page, the error at its line)

@@ -1,10 +1,6 @@
 """The torchrun launcher: hung launches end, nothing outlives a launch, parallel launches are safe.
-
-Each launch is a real ``torchrun`` with two gloo ranks on CPU (a few seconds each), so every test
-gets several facts out of one launch. Every script prints its rank's pid and the pid of its parent
-(the torchrun agent) so a test can check that none of them is still running afterwards. The
-deadlocked launch waits out its timeout while the parallel launches run.
-"""
+Each launch is a real two-rank gloo ``torchrun`` (seconds), so each test reads several facts off
+one; every script prints its rank's pid and its agent's, which must be gone afterwards."""
 
 from __future__ import annotations
 

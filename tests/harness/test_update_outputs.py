@@ -181,9 +181,15 @@ def test_a_failure_marks_the_first_difference() -> None:
     message = compare_output("tensor([3])\n", "tensor([ 3])\n", "page.md:3")
     assert message.splitlines()[-5:] == marked
     assert (message.expected, message.got) == ("tensor([3])\n", "tensor([ 3])\n")
-    with pytest.raises(SybilFailure) as failed:  # a doctest's too
-        check_parser(PageParser(), "```python\n>>> print('tensor([ 3])')\ntensor([3])\n```\n")
-    assert str(failed.value).splitlines()[-5:] == marked
+    for page in (  # a doctest's and an output block's, at the page line
+        "```python\n>>> print('tensor([ 3])')\ntensor([3])\n```\n",
+        "```python\nprint('tensor([ 3])')\n```\n\n"
+        "```{code-block} text\n:class: output\ntensor([3])\n```\n",
+    ):
+        with pytest.raises(SybilFailure) as failed:
+            check_parser(PageParser(), page)
+        assert str(failed.value).splitlines()[-5:] == marked
+    assert ":1: the output shown on the page is not what the code printed" in str(failed.value)
     assert first_difference("a\n...\nz  is here\n", "a\nb\nz is there\n").splitlines()[0] == (
         "--- first difference: line 3 of the output, column 7: 'h' expected, 't' printed ---"
     )
