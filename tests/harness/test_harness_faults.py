@@ -9,6 +9,7 @@ import sys
 
 import pytest
 from planted import run_pytest, write_project
+from test_error_markers import PAGE as ERRORS
 
 FRESH_NAMES = subprocess.run(
     [sys.executable, "-q", "-i"], input="print(sorted(globals()))", text=True, capture_output=True
@@ -102,6 +103,10 @@ PAGES = {
         ["docs/echoes.md:3: the block printed output but the page shows none (a value the "
          "prompt echoes counts)*", "[1, 2, 3]"],
     ),
+    "drifted.md": (  # an error entry whose block no longer raises its message
+        ERRORS.replace(">>> 1 / 0", ">>> 1 / 2"),
+        ["*ZeroDivisionError: division by zero", "FAILED docs/drifted.md::line:10,*"],
+    ),
     "exits.md": (
         "# Ending the interpreter\n\n```python\n>>> raise SystemExit(3)\n```\n\n```python\n"
         "import sys\nsys.exit()\n```\n",
@@ -128,7 +133,7 @@ def test_each_fault_is_reported_at_its_page_and_line(run: pytest.RunResult, page
 
 
 def test_only_the_right_examples_pass(run: pytest.RunResult) -> None:
-    run.assert_outcomes(passed=6, failed=7, skipped=4, errors=2)
+    run.assert_outcomes(passed=10, failed=8, skipped=4, errors=2)
     run.stdout.no_fnmatch_line("PASSED docs/gpu_block.md*")
 
 
