@@ -5,40 +5,25 @@ a requirement reads back from its recorded data and in words."""
 from __future__ import annotations
 
 import pytest
-from planted import write_project
+from planted import PAGE, write_project
 
 from torchsheet_harness.pages.requirements import Requirement
 
-PAGE = """# Mixed page
-
-```python
-cpu_only_name = 1
-```
-
-```{code-block} python
-:class: needs-cuda
->>> import torch
->>> torch.ones(1, device="cuda").device
-device(type='cuda', index=0)
-```
-
-```{code-block} python
-:class: needs-torchrun-2 needs-gpus-2
-import torch
-assert torch.cuda.device_count() >= 2
-```
-"""
+#: planted's page and a block that needs two GPUs and torchrun (line 28).
+MIXED = (
+    PAGE + "\n```{code-block} python\n:class: needs-torchrun-2 needs-gpus-2\nimport torch\n```\n"
+)
 
 
 def test_markers_follow_the_declaration(pytester: pytest.Pytester) -> None:
-    write_project(pytester.path, {"mixed.md": PAGE})
+    write_project(pytester.path, {"mixed.md": MIXED})
     items, _ = pytester.inline_genitems("docs")
     kinds = {"gpu", "multigpu", "distributed"}
     marked = [{marker.name for marker in item.iter_markers()} & kinds for item in items]
-    assert marked == [set(), {"gpu"}, {"gpu"}, kinds]
+    assert marked == [set(), set(), {"gpu"}, {"gpu"}, set(), kinds]
     selected = pytester.runpytest_inprocess("--co", "-q", "-m", "multigpu and distributed", "docs")
     selected.stdout.fnmatch_lines(
-        ["docs/mixed.md::line:14,*", "1/4 tests collected (3 deselected)*"]
+        ["docs/mixed.md::line:28,*", "1/6 tests collected (5 deselected)*"]
     )
 
 

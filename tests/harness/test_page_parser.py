@@ -7,7 +7,7 @@ import re
 import traceback
 
 import pytest
-from planted import RECORDER, write_project
+from planted import PAGE, RECORDER, write_project
 from sheet_site import build, two_pages
 from sybil import Document
 from sybil.testing import check_parser
@@ -17,44 +17,17 @@ from torchsheet_harness.pages.markers import Marker
 from torchsheet_harness.pages.parser import PageParser, block_of
 from torchsheet_harness.pages.requirements import Requirement, RequirementError
 
-PAGE = """\
-# Title
-
-Purpose.
-
-## First `section`
-
-```python
->>> 1 + 1
-2
->>> 2 + 2
-4
-```
-
-## Needs hardware
-
-```{code-block} python
-:class: needs-cuda
->>> import torch
-```
-
-% not-run: shown only
-```bash
-echo hi
-```
-"""
-
 
 def test_every_region_carries_its_block() -> None:
     blocks = [block_of(region) for region in PageParser()(Document(PAGE, "page.md"))]
-    assert blocks[0] is blocks[1]  # two >>> examples, one block
-    described = [(b.line, b.end, b.slug, b.requirement, b.not_run) for b in blocks[1:]]
+    assert blocks[0] is blocks[1] and blocks[2] is blocks[3]  # two >>> examples, one block
+    described = [(b.line, b.end, b.slug, b.requirement, b.not_run) for b in blocks[::2]]
     assert described == [
         (7, 12, "first-section", Requirement(), None),
-        (16, 19, "needs-hardware", Requirement(gpus=1), None),
-        (22, 24, "needs-hardware", Requirement(), "shown only"),
+        (16, 21, "needs-hardware", Requirement(gpus=1), None),
+        (24, 26, "needs-hardware", Requirement(), "a shell command"),
     ]
-    assert blocks[-1].markers == (Marker("not-run", "shown only", 21),)
+    assert blocks[-1].markers == (Marker("not-run", "a shell command", 23),)
 
 
 def test_a_directive_with_options_raises_at_its_page_line() -> None:
@@ -136,9 +109,9 @@ def test_a_page_run_and_a_docs_build_lex_the_page_once(pytester, monkeypatch, tm
         monkeypatch.setattr(
             lexer, "__call__", lambda self, doc, c=call: sybil_lexers.append(1) or c(self, doc)
         )
-    text = PAGE.replace("Purpose.", f"Purpose, read once ({tmp_path.name}).")
+    text = PAGE.replace("it is for.", f"it is for, read once ({tmp_path.name}).")
     write_project(pytester.path, {"page.md": text}, "torchsheet_harness.pytest_plugin", RECORDER)
-    pytester.inline_run("-p", "no:cacheprovider", "docs").assertoutcome(passed=2, skipped=2)
+    pytester.inline_run("-p", "no:cacheprovider", "docs").assertoutcome(passed=2, skipped=3)
     assert len(lexed) == 1
     sybil_lexers.clear()
     results = pytester.path / "docs" / "_build" / "results"

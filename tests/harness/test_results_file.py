@@ -9,7 +9,7 @@ from functools import partial
 from pathlib import Path
 
 import pytest
-from planted import PLUGIN, RECORDER, REPO, write_project
+from planted import PAGE, PLUGIN, RECORDER, REPO, write_project
 
 from torchsheet_harness.environment import gpu_run_refusal
 from torchsheet_harness.pages.requirements import cuda_device_count
@@ -20,31 +20,6 @@ from torchsheet_harness.results import (
     output_path,
     page_digest,
 )
-
-PAGE = """\
-# A page
-
-What the test page is for.
-
-```python
->>> 1 + 1
-2
->>> 2 * 3
-6
-```
-
-```{code-block} python
-:class: needs-cuda
->>> import torch
->>> torch.ones(1, device="cuda").device.type
-'cuda'
-```
-
-% not-run: a shell command
-```bash
-pip install torch
-```
-"""
 
 
 @pytest.fixture
@@ -77,39 +52,39 @@ def test_written_by_the_xdist_controller_per_page_in_blocks(project: pytest.Pyte
     pages = data["pages"]
     assert set(pages) == {"section/a.md", "section/b.md"}
     a, b = pages["section/a.md"], pages["section/b.md"]
-    assert outcomes(data, "section/a.md") == {5: "passed", 12: "skipped", 20: "skipped"}
+    assert outcomes(data, "section/a.md") == {7: "passed", 16: "skipped", 24: "skipped"}
     # Each block's seconds: its examples' setup, call and teardown; the rest is its result.
     seconds = {line: block.pop("seconds") for line, block in a["blocks"].items()}
     assert all(isinstance(value, float) and 0 <= value < 60 for value in seconds.values())
-    assert a["blocks"]["5"] == {"end": 10, "outcome": "passed"}
-    assert a["blocks"]["12"] == {  # one block of two >>> lines: one entry, its needs as data
-        "end": 17, "requires": {"gpus": 1, "torchrun": 0, "slurm": False},
+    assert a["blocks"]["7"] == {"end": 12, "outcome": "passed"}
+    assert a["blocks"]["16"] == {  # one block of two >>> lines: one entry, its needs as data
+        "end": 21, "requires": {"gpus": 1, "torchrun": 0, "slurm": False},
         "outcome": "skipped", "reason": "needs CUDA, found 0 CUDA GPUs",
     }  # fmt: skip
-    assert a["blocks"]["20"] == {
-        "end": 22, "not_run": "a shell command", "outcome": "skipped",
+    assert a["blocks"]["24"] == {
+        "end": 26, "not_run": "a shell command", "outcome": "skipped",
         "reason": "not run: a shell command",
     }  # fmt: skip
     source = (project.path / "docs" / "section" / "a.md").read_text(encoding="utf-8")
     assert a["sha256"] == page_digest(source)
-    assert outcomes(data, "section/b.md")[5] == "failed" and b["errors"] == 0
+    assert outcomes(data, "section/b.md")[7] == "failed" and b["errors"] == 0
     assert len(a["reuse"]) == 64 and "reuse" not in b  # a whole-page pass only
     assert data["environment"]["device"] == "CPU" and data["environment"]["torch"]
     assert "results of 6 blocks on 2 pages recorded" in run.stdout.str()
 
 
 def test_a_partial_selection_records_only_the_blocks_that_ran(project: pytest.Pytester) -> None:
-    # -k selects the first >>> line of a.md's first block (line 6), not its second (line 8):
+    # -k selects the second >>> line of a.md's first block (line 10), not its first (line 8):
     # that block did not run whole, so nothing is recorded for it; the not-run block ran.
-    run = project.runpytest_subprocess("docs/section/a.md", "-k", "6 or 20")
+    run = project.runpytest_subprocess("docs/section/a.md", "-k", "10 or 24")
     run.assert_outcomes(passed=1, skipped=1, deselected=3)
     page = results(project)["pages"]["section/a.md"]
-    assert outcomes(results(project), "section/a.md") == {20: "skipped"}
-    assert page["blocks"]["5"] == {"end": 10} and "reuse" not in page  # known, not run whole
+    assert outcomes(results(project), "section/a.md") == {24: "skipped"}
+    assert page["blocks"]["7"] == {"end": 12} and "reuse" not in page  # known, not run whole
     assert "results of 1 blocks on 1 pages recorded" in run.stdout.str()
     # A stop on the first failure (-x) still records it, though its block was cut short.
     project.runpytest_subprocess("docs/section/b.md", "-x").assert_outcomes(passed=1, failed=1)
-    assert outcomes(results(project), "section/b.md") == {5: "failed"}
+    assert outcomes(results(project), "section/b.md") == {7: "failed"}
 
 
 def test_runs_merge_per_block_while_the_page_is_unchanged(project: pytest.Pytester) -> None:
@@ -121,14 +96,14 @@ def test_runs_merge_per_block_while_the_page_is_unchanged(project: pytest.Pytest
     data = json.loads(files[0].read_text())
     assert files[0].stem == data["environment"]["key"] == environment_key(data["environment"])
     assert data["environment"]["key"].startswith("torch-") and "-cpu-py3." in files[0].stem
-    assert outcomes(data, "section/a.md") == {5: "passed", 12: "skipped", 20: "skipped"}
-    assert outcomes(data, "section/b.md") == {12: "skipped"}
+    assert outcomes(data, "section/a.md") == {7: "passed", 16: "skipped", 24: "skipped"}
+    assert outcomes(data, "section/b.md") == {16: "skipped"}
     assert data["last_run"]["args"][-3:] == ["docs/section/a.md", "-m", "not gpu"]
     page = project.path / "docs" / "section" / "a.md"
     page.write_text(page.read_text() + "\nEdited.\n")
     project.runpytest_subprocess("docs/section/a.md", "-m", "gpu")
     # The earlier blocks ran an older source: dropped, not mixed with the new one.
-    assert outcomes(results(project), "section/a.md") == {12: "skipped"}
+    assert outcomes(results(project), "section/a.md") == {16: "skipped"}
 
 
 def test_the_results_path_rule(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
