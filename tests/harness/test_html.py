@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 from built_site import html_blocks, pages
+from planted import PAGE
 from sheet_site import CPU_213, CPU_214, CUDA_SKIP, H200, PASSED, build, plant, record
 
 from torchsheet_harness.pages.requirements import parse_classes
@@ -101,27 +102,9 @@ def test_every_requirement_declaration_shows_as_a_badge(site: Path) -> None:
 # ---------------------------------------------------------------------------------------------
 # The extension on planted sites
 
-PAGE = """\
-# Small
-
-A page to check the extension.
-
-```python
->>> 1 + 1
-2
-```
-
-```{code-block} python
-:class: CLASSES
->>> import torch
->>> torch.ones(1, device="cuda").device
-device(type='cuda', index=0)
-```
-"""
-
 
 def page(classes: str = "needs-cuda") -> dict[str, str]:
-    return {"index.md": PAGE.replace("CLASSES", classes)}
+    return {"index.md": PAGE.replace("needs-cuda", classes)}
 
 
 def test_an_unknown_requirement_fails_every_build_until_fixed(tmp_path: Path) -> None:
@@ -129,7 +112,7 @@ def test_an_unknown_requirement_fails_every_build_until_fixed(tmp_path: Path) ->
     # a page that warned is read again.
     for _ in range(2):
         warnings = build(tmp_path, page("needs-cuda needs-gpu-2")).warnings
-        assert "index.md:10: unknown requirement 'needs-gpu-2'" in warnings
+        assert "index.md:16: unknown requirement 'needs-gpu-2'" in warnings
     assert build(tmp_path, page()).warnings == ""
 
 
@@ -139,7 +122,8 @@ def status_line(text: str) -> str:
     return html.unescape(re.sub(r"<[^>]+>", "", status[1]))
 
 
-SKIPPED = {"5": PASSED, "10": CUDA_SKIP}  # the CUDA block skipped on a CPU run
+NOT_RUN = {"not_run": "a shell command", "outcome": "skipped", "reason": "not run: a shell command"}
+SKIPPED = {"7": PASSED, "16": CUDA_SKIP, "24": NOT_RUN}  # the CUDA block skipped on a CPU run
 
 
 @pytest.mark.parametrize(
@@ -154,21 +138,21 @@ SKIPPED = {"5": PASSED, "10": CUDA_SKIP}  # the CUDA block skipped on a CPU run
         (
             [(CPU_213, SKIPPED, "results")],
             "Verified with torch 2.13.0 on CPU (1 block); 1 needs a CUDA GPU, which the test "
-            "machine lacked.",
+            "machine lacked; 1 shown but not run.",
             ["Not verified: skipped with torch 2.13.0 on CPU (needs CUDA, found 0 CUDA GPUs)."],
         ),
         (  # the CPU block, verified wherever it ran (the GPU run did not select it): no line
             [(CPU_213, SKIPPED, "results"), (CPU_214, SKIPPED, "results"),
-             (H200, {"5": {}, "10": PASSED}, "committed")],  # a `-m gpu` run
+             (H200, {"7": {}, "16": PASSED}, "committed")],  # a `-m gpu` run
             "Verified with torch 2.13.0 and 2.14.1 on CPU (1 block), and on NVIDIA H200 with "
-            "torch 2.11.0+cu130 (1 CUDA block).",
+            "torch 2.11.0+cu130 (1 CUDA block); 1 shown but not run.",
             ["Verified with torch 2.11.0+cu130 on NVIDIA H200; skipped with torch 2.13.0 and "
              "2.14.1 on CPU (needs CUDA, found 0 CUDA GPUs)."],
         ),
         (  # the CPU block gets a line of its own saying where it fails and where it passes
             [(CPU_213, SKIPPED, "results"),
-             (CPU_214, {"5": {"outcome": "failed"}, "10": CUDA_SKIP}, "results")],
-            "Failing with torch 2.14.1 on CPU: 1 of 2 blocks failed (line 5), passing with "
+             (CPU_214, {**SKIPPED, "7": {"outcome": "failed"}}, "results")],
+            "Failing with torch 2.14.1 on CPU: 1 of 2 blocks failed (line 7), passing with "
             "torch 2.13.0 on CPU.",
             ["Failed with torch 2.14.1 on CPU; passed with torch 2.13.0 on CPU.",
              "Not verified: skipped with torch 2.13.0 and 2.14.1 on CPU (needs CUDA, found 0 "
