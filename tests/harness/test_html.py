@@ -99,7 +99,6 @@ def test_every_requirement_declaration_shows_as_a_badge(site: Path) -> None:
     assert "CUDA" in labels, "docs/tensors/creating.md has a needs-cuda block"
 
 
-# ---------------------------------------------------------------------------------------------
 # The extension on planted sites
 
 
@@ -206,7 +205,6 @@ def test_a_page_where_nothing_ran_does_not_say_verified() -> None:
     assert "2 need a CUDA GPU, which the test machine (torch 2.13.0 on CPU) lacked" in status.text
 
 
-# ---------------------------------------------------------------------------------------------
 # docs/verification.md's table: the matrix, its newest version, when each environment verified
 
 CPU_215 = Environment(torch="2.15.0+cu132", cuda="13.2", device="CPU", gpus=0, python="3.11.7")

@@ -124,7 +124,6 @@ def test_the_results_path_rule(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) 
     assert environment_key(gpu) == "torch-2.11.0+cu130-nvidia-h200-py3.12"
 
 
-# ---------------------------------------------------------------------------------------------
 # A GPU run that tests nothing does not look green (what nox -s gpu passes: --torchsheet-expect-gpu)
 
 CUDA = Environment(torch="2.11.0+cu130", cuda="13.0", device="NVIDIA H200", gpus=1)
