@@ -189,16 +189,13 @@ def view(*runs: tuple[Environment, dict, str]) -> PageView:
     return page_view(found, "p.md", "now")
 
 
-def test_a_run_of_an_older_page_source_is_dropped() -> None:
+def test_a_run_of_an_older_source_is_dropped_and_where_nothing_ran_is_not_verified() -> None:
     page = view((CPU_213, {"5": PASSED, "10": {}}, "now"), (CPU_214, {"5": PASSED}, "old"))
     assert list(page.environments) == [environment_key(CPU_213)]
     assert status_of([page]).text == (
         "Partly verified with torch 2.13.0 on CPU (1 block); 1 not run by the recorded test runs."
     )
     assert status_of([view((CPU_214, {"5": PASSED}, "old"))]).state == "stale"
-
-
-def test_a_page_where_nothing_ran_does_not_say_verified() -> None:
     page = view((CPU_213, {"5": CUDA_SKIP, "10": CUDA_SKIP}, "now"))
     status = status_of([page])
     assert status.state == "unverified" and "Verified" not in status.text
