@@ -83,15 +83,12 @@ echo hi
 """
 
 
-def test_a_marker_is_one_comment_line_of_a_known_kind() -> None:
+def test_a_marker_is_a_comment_line_of_a_known_kind_and_an_alias_belongs_to_its_message() -> None:
     assert parse_marker("% quickref: Creation | 3", 7) == Marker("quickref", "Creation | 3", 7)
     assert parse_marker("pitfall: a | b | c", 8) == Marker("pitfall", "a | b | c", 8)
     assert parse_marker("% error:", 9) == Marker("error", "", 9)
     assert parse_marker("% a plain comment", 1) is None
     assert parse_marker("% todo: later", 1) is None
-
-
-def test_aliases_belong_to_the_message_above_them() -> None:
     markers = marked(
         10,
         "% error: new wording",
