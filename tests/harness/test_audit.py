@@ -1,5 +1,8 @@
-"""Every code block in docs/ is executed or exempted with a reason; every snippet is included;
-GPU blocks define every name they use, so `pytest -m gpu` can run them without the CPU blocks."""
+"""The static checks of pages: every code block in docs/ is executed or exempted with a reason,
+every snippet is included; GPU blocks define every name they use (so `pytest -m gpu` can run them
+without the CPU blocks); the page linter finds an undefined name and an unused import at their
+page lines (a torchrun block is a program of its own), and a >>> block that goes on after the
+exception it shows (IPython and Jupyter stop a pasted block at its first exception)."""
 
 from __future__ import annotations
 
@@ -8,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from torchsheet_harness.checks.audit import audit_docs
+from torchsheet_harness.checks.block_lint import lint_page, paste_findings
 from torchsheet_harness.checks.self_contained import free_names, gpu_dependencies
 from torchsheet_harness.locations import page_files
 from torchsheet_harness.pages.collect import page_sybil
@@ -60,3 +64,52 @@ def test_a_dependent_gpu_block_is_caught(tmp_path: Path) -> None:
     source = "import torch\ndef f(a):\n    return a + g() + y\ndef g():\n    return 1\nf(1)\n"
     assert free_names(source) == {"y"}
     assert free_names("for i in range(2):\n    print(i)\nwith open('f') as h:\n    h\n") == set()
+
+
+LINTED = """\
+# Page
+
+```python
+import os
+x = 1
+```
+
+```python
+>>> y = x + undefined_name
+```
+
+```{code-block} python
+:class: needs-torchrun-2
+import sys
+print(x)
+```
+
+```python
+>>> 1 / 0
+Traceback (most recent call last):
+    ...
+ZeroDivisionError: division by zero
+>>> z = 1
+```
+
+```python
+>>> 1 / 0
+Traceback (most recent call last):
+    ...
+ZeroDivisionError: division by zero
+```
+"""
+
+
+def test_lint_and_paste_findings_name_their_page_lines(tmp_path: Path) -> None:
+    page = tmp_path / "page.md"
+    page.write_text(LINTED)
+    found = sorted(finding.split("page.md:")[1] for finding in lint_page(page))
+    assert found == [
+        "14:8: F401 [*] `sys` imported but unused",
+        "15:7: F821 Undefined name `x`",
+        "4:8: F401 [*] `os` imported but unused",
+        "9:9: F821 Undefined name `undefined_name`",
+    ]
+    (finding,) = paste_findings(page)
+    assert "page.md:19: this exception is not the end of its >>> block" in finding
