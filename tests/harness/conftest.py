@@ -10,13 +10,7 @@ from pathlib import Path
 
 import pytest
 from built_site import build_site, serve
-from pdf_print import chromium
-
-CHROMIUM_FLAGS = (
-    "--headless --no-sandbox --disable-gpu --disable-quic --no-first-run "
-    "--disable-background-networking --disable-component-update --disable-sync "
-    "--disable-dev-shm-usage --window-size=1280,900"
-).split() + ["--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1"]  # nothing else resolves
+from pdf_print import CHROMIUM_FLAGS, chromium
 
 
 @pytest.fixture(scope="session")
@@ -38,7 +32,8 @@ def browser(tmp_path_factory: pytest.TempPathFactory) -> Iterator[object]:
         pytest.skip("Chromium or chromedriver not found (apt install chromium chromium-driver)")
     options = webdriver.ChromeOptions()
     options.binary_location = chromium()
-    for flag in [*CHROMIUM_FLAGS, f"--user-data-dir={tmp_path_factory.mktemp('chromium')}"]:
+    profile = tmp_path_factory.mktemp("chromium")
+    for flag in [*CHROMIUM_FLAGS, "--window-size=1280,900", f"--user-data-dir={profile}"]:
         options.add_argument(flag)
     options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
     with pytest.MonkeyPatch.context() as patch:

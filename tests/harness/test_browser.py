@@ -1,14 +1,7 @@
-"""The built site in a real browser: headless Chromium (tests/harness/conftest.py), driven by
-selenium, against the site served on 127.0.0.1 (other hosts do not resolve for it).
-
-The landing page renders with its navigation and status line; a CUDA block shows its badge; the
-copy button on a ``>>>`` block puts the code without prompts or output on the clipboard, exactly
-what the Python port that the page run checks every block with
-(torchsheet_harness/pages/copy_text.py) computes, for every block of that page; a phone never
-scrolls sideways; the quick reference's and the pitfalls' links land on their sections; no
-resource comes from another host and the console has no errors. Screenshots land in
-docs/_build/screenshots/. (The search: test_error_search.py.)
-"""
+"""The built site in headless Chromium (tests/harness/conftest.py), served on 127.0.0.1 (other
+hosts do not resolve for it): what a reader sees, clicks and copies (the copy: what
+torchsheet_harness/pages/copy_text.py computes); no resource from another host, no console
+error. Screenshots land in docs/_build/screenshots/. (The search: test_error_search.py.)"""
 
 from __future__ import annotations
 
@@ -124,10 +117,7 @@ def test_copy_button_copies_code_without_prompts(browser, base_url: str, site: P
     assert button.get_attribute("data-tooltip") == COPY_TOOLTIP
     ActionChains(browser).move_to_element(pre).move_to_element(button).click().perform()
     copied = wait_for(browser, "window.__copied", "the copy event")
-    assert copied == copied_text(blocks[index].text)
-    assert ">>>" not in copied and "... " not in copied
-    outputs = [line for line in blocks[index].text.splitlines() if not line.startswith(">>>")]
-    assert not any(line and line in copied.splitlines() for line in outputs if line != "...")
+    assert copied == copied_text(blocks[index].text)  # no prompts nor output: test_copy_text
     assert button.get_attribute("data-tooltip") == "Copied!"
     # Output blocks are labelled and have no copy button.
     labels = browser.execute_script(
@@ -137,24 +127,6 @@ def test_copy_button_copies_code_without_prompts(browser, base_url: str, site: P
     assert set(labels) <= {'"Output"'}
     assert not browser.find_elements("css selector", "div.output button.copybtn")
     assert problems_in(browser, base_url) == []
-
-
-def test_phone_width_never_scrolls_the_page_sideways(browser, base_url: str) -> None:
-    pages_to_check = ["index.html", "quickref.html", "pitfalls.html", "tensors/layout.html"]
-    try:
-        browser.set_window_size(*PHONE)
-        for page in pages_to_check:
-            browser.get(base_url + page)
-            wide = browser.execute_script(
-                "const d = document.documentElement; return [d.scrollWidth, d.clientWidth]"
-            )
-            assert wide[0] <= wide[1], f"{page}: body scrolls sideways at 390 px: {wide}"
-            h1 = browser.execute_script(
-                "return parseFloat(getComputedStyle(document.querySelector('article h1')).fontSize)"
-            )
-            assert h1 <= 32, f"{page}: the title is {h1}px high on a phone"
-    finally:
-        browser.set_window_size(*DEFAULT)
 
 
 def test_quick_reference_links_land_on_their_sections(browser, base_url: str) -> None:
@@ -196,16 +168,26 @@ def test_pitfall_links_land_on_their_blocks(browser, base_url: str) -> None:
         assert follows and ("highlight-" in follows or "code" in follows), href
 
 
-def test_screenshots_of_the_quick_reference(browser, base_url: str) -> None:
+def test_a_phone_never_scrolls_sideways_and_both_widths_are_shot(browser, base_url: str) -> None:
     try:
-        for name, size in (("quickref-wide", WIDE), ("quickref-phone", PHONE)):
+        browser.set_window_size(*PHONE)
+        for page in ["index.html", "quickref.html", "pitfalls.html", "tensors/layout.html"]:
+            browser.get(base_url + page)
+            wide = browser.execute_script(
+                "const d = document.documentElement; return [d.scrollWidth, d.clientWidth]"
+            )
+            assert wide[0] <= wide[1], f"{page}: body scrolls sideways at 390 px: {wide}"
+            h1 = browser.execute_script(
+                "return parseFloat(getComputedStyle(document.querySelector('article h1')).fontSize)"
+            )
+            assert h1 <= 32, f"{page}: the title is {h1}px high on a phone"
+        for name, size in (("quickref-phone", PHONE), ("quickref-wide", WIDE)):
             browser.set_window_size(*size)
             browser.get(base_url + "quickref.html")
             browser.execute_script(
                 "window.scrollTo(0, document.querySelector('.ts-quickref').offsetTop - 80)"
             )
             screenshot(browser, name)
-        browser.set_window_size(*WIDE)
         browser.get(base_url + "pitfalls.html")
         screenshot(browser, "pitfalls-wide")
     finally:

@@ -1,13 +1,12 @@
-"""Error and warning markers: the errors index, the evidence file, and the two ways an entry can
-drift: a marker its block does not show (a problem naming page:line, at collection) and a block
-that no longer raises (its test fails naming page:line)."""
+"""Error and warning markers: the errors index, the evidence file, and a marker its block does not
+show (a problem naming page:line, at collection; a block that no longer raises it fails its test:
+test_harness_faults.py's drifted.md)."""
 
 from __future__ import annotations
 
 import re
 from pathlib import Path
 
-from planted import run_pytest, write_project
 from sheet_site import build, two_pages
 from test_sheet_markers import marked
 
@@ -88,10 +87,24 @@ def test_a_marker_whose_block_does_not_show_it_is_a_problem() -> None:
     assert raised_class("error", "invalid literal", "int('x')\n", SCRIPT) == "ValueError"
 
 
-def test_the_index_groups_messages_by_area_with_class_and_older_wordings(tmp_path: Path) -> None:
-    index = "{errors-count}`messages` indexed.\n\n```{errors}\n```"
-    site = build(tmp_path, two_pages(index, PAGE))
-    assert site.warnings == ""
+EVIDENCE = """\
+rank,count,message,area,cpu,sources,page,marker,aliases,why_not
+1,90,division by zero,math,yes,so,docs/page.md,division by zero,,
+2,80,old one,math,yes,so,page.md,float division by zero,,
+3,70,not on the page,math,yes,so,docs/page.md,a message nobody marked,,
+4,60,no page yet,math,no,so,,,,needs a GPU
+5,50,a page that is not,math,yes,so,docs/gone.md,division by zero,,
+"""
+
+
+def test_the_index_groups_messages_by_area_and_the_evidence_file_holds_pages_to_markers(
+    tmp_path: Path,
+) -> None:
+    (tmp_path / "evidence").mkdir()
+    pages = two_pages("{errors-count}`messages` indexed.\n\n```{errors}\n```", PAGE)
+    conf = "torchsheet_errors_evidence = '../evidence/errors.csv'\n"
+    site = build(tmp_path, pages, conf)
+    assert site.warnings == ""  # no evidence file: nothing to hold the pages to
     text = site.html()
     assert "3 messages indexed." in text
     area = re.search(r'<section class="ts-errors-area" id="errors-errors-page">(.*?)</section>',
@@ -107,36 +120,9 @@ def test_the_index_groups_messages_by_area_with_class_and_older_wordings(tmp_pat
     assert 'href="page.html#zero-division"' in rows[0] and "Zero division</a>" in rows[0]
     assert "Older wording: float division by zero (Python 2)" in re.sub(r"<[^>]+>", "", rows[0])
     assert "(warning)" in rows[2]
-
-
-EVIDENCE = """\
-rank,count,message,area,cpu,sources,page,marker,aliases,why_not
-1,90,division by zero,math,yes,so,docs/page.md,division by zero,,
-2,80,old one,math,yes,so,page.md,float division by zero,,
-3,70,not on the page,math,yes,so,docs/page.md,a message nobody marked,,
-4,60,no page yet,math,no,so,,,,needs a GPU
-5,50,a page that is not,math,yes,so,docs/gone.md,division by zero,,
-"""
-
-
-def test_the_evidence_file_holds_the_pages_to_their_markers(tmp_path: Path) -> None:
-    (tmp_path / "evidence").mkdir()
-    conf = "torchsheet_errors_evidence = '../evidence/errors.csv'\n"
-    assert build(tmp_path, two_pages("```{errors}\n```", PAGE), conf).warnings == ""  # no file
     (tmp_path / "evidence" / "errors.csv").write_text(EVIDENCE)
-    warnings = build(tmp_path, two_pages("```{errors}\n```", PAGE), conf).warnings
+    warnings = build(tmp_path, pages, conf).warnings
     assert "evidence/errors.csv:4: no '% error:', '% warning:' or '% alias:' marker on " in warnings
     assert "has the text 'a message nobody marked'" in warnings
     assert "evidence/errors.csv:6: page 'docs/gone.md' is not a page of the site" in warnings
     assert len(re.findall(r"evidence/errors\.csv:\d+", warnings)) == 2
-
-
-def test_a_block_that_no_longer_raises_its_message_fails_its_test(tmp_path: Path) -> None:
-    drifted = PAGE.replace(">>> 1 / 0", ">>> 1 / 2")
-    write_project(tmp_path, {"page.md": PAGE, "drifted.md": drifted})
-    result = run_pytest(tmp_path, "-n", "0", "docs")
-    result.assert_outcomes(passed=9, failed=1)  # the marked page passes as it is
-    line = drifted.splitlines().index(">>> 1 / 2") + 1
-    result.stdout.fnmatch_lines(
-        ["*ZeroDivisionError: division by zero", f"FAILED docs/drifted.md::line:{line},*"]
-    )

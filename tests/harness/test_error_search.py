@@ -1,12 +1,7 @@
-"""The site search finds an error's entry from what a reader pastes; ordinary queries rank as
-before, and what a reader types lists its page in the first three.
-
-In headless Chromium, through the search page's own ``Search._parseQuery`` and ``_performSearch``
-with the site's wrappers (:mod:`torchsheet_harness.sphinx_ext.search`): every marked message
-(tests/support/pasted_errors.py) in four forms and each alias; its page in the first three for
-95% of them, the misses strict xfails; a sample pasted for real (clipboard, Ctrl+V, Enter) lists
-the same pages. Each query, its rank and first three pages: docs/_build/error-search.txt.
-"""
+"""The site search (headless Chromium, the search page's own code with the site's wrappers)
+finds an error's entry from what a reader pastes (tests/support/pasted_errors.py); ordinary
+queries rank as before; what a reader types lists its page in the first three. Each query, its
+rank and first three pages: docs/_build/error-search.txt."""
 
 from __future__ import annotations
 
@@ -78,6 +73,7 @@ return arguments[0].map((text) => {
   return [...new Set(found.map((result) => result[0]))];
 });
 """
+READY = "typeof Search !== 'undefined' && Search.hasIndex()"
 ENTRIES = entries(DOCS)
 PASTES = [(entry, form, text) for entry in ENTRIES for form, text in forms(entry)]
 
@@ -93,15 +89,28 @@ def rank(pages: list[str], page: str) -> int | None:
 @pytest.fixture(scope="module")
 def search(browser, base_url: str):
     """Search texts with the search page's own code: {text: the pages listed}."""
-    ready = "typeof Search !== 'undefined' && Search.hasIndex()"
 
     def listed(texts: list[str]) -> dict[str, list[str]]:
-        if not browser.execute_script(f"return {ready}"):
+        if not browser.execute_script(f"return {READY}"):
             browser.get(base_url + "search.html")
-            wait_for(browser, ready, "the search index")
+            wait_for(browser, READY, "the search index")
         return dict(zip(texts, browser.execute_script(SEARCH, texts), strict=True))
 
     return listed
+
+
+def sphinx_alone(browser, base_url: str, script: str, texts: list[str]) -> dict[str, list[str]]:
+    """``texts`` searched by ``script`` on the search page without the site's script (Sphinx's
+    own search)."""
+    browser.execute_cdp_cmd("Network.enable", {})
+    browser.execute_cdp_cmd("Network.setBlockedURLs", {"urls": ["*torchsheet-search.js*"]})
+    try:
+        browser.get(base_url + "search.html")
+        wait_for(browser, READY, "the search index")
+        return dict(zip(texts, browser.execute_script(script, texts), strict=True))
+    finally:
+        browser.execute_cdp_cmd("Network.setBlockedURLs", {"urls": []})
+        browser.get(base_url + "search.html")
 
 
 @pytest.fixture(scope="module")
@@ -155,16 +164,7 @@ def test_real_pasted_lines_find_their_entry_and_sphinx_alone_does_not(
     ranks = {line[:60]: rank(listed[line], page) for line, page in REAL_LINES.items()}
     missed = {line: found for line, found in ranks.items() if not found or found > 3}
     assert not missed, f"rank of the entry (None: not listed): {missed}"
-    # The same page without the site's script is Sphinx's own search.
-    browser.execute_cdp_cmd("Network.enable", {})
-    browser.execute_cdp_cmd("Network.setBlockedURLs", {"urls": ["*torchsheet-search.js*"]})
-    try:
-        browser.get(base_url + "search.html")
-        wait_for(browser, "typeof Search !== 'undefined' && Search.hasIndex()", "the index")
-        own = dict(zip(REAL_LINES, browser.execute_script(SEARCH, list(REAL_LINES)), strict=True))
-    finally:
-        browser.execute_cdp_cmd("Network.setBlockedURLs", {"urls": []})
-        browser.get(base_url + "search.html")
+    own = sphinx_alone(browser, base_url, SEARCH, list(REAL_LINES))
     found_by_sphinx = sum(1 for line, page in REAL_LINES.items() if page in own[line])
     assert found_by_sphinx < len(REAL_LINES) / 2, f"Sphinx alone lists {found_by_sphinx}"
 
@@ -199,14 +199,7 @@ def test_ordinary_queries_rank_their_page_no_lower_than_before(
     """On this site's pages, each ordinary query ranks the page e95210e's search ranked first (on
     e95210e's pages) no lower than e95210e's search itself does now."""
     new = search(list(ORDINARY))
-    browser.execute_cdp_cmd("Network.setBlockedURLs", {"urls": ["*torchsheet-search.js*"]})
-    try:
-        browser.get(base_url + "search.html")
-        wait_for(browser, "typeof Search !== 'undefined' && Search.hasIndex()", "the index")
-        old = dict(zip(ORDINARY, browser.execute_script(E95210E, list(ORDINARY)), strict=True))
-    finally:
-        browser.execute_cdp_cmd("Network.setBlockedURLs", {"urls": []})
-        browser.get(base_url + "search.html")
+    old = sphinx_alone(browser, base_url, E95210E, list(ORDINARY))
 
     def rank(pages: list[str], page: str) -> int:
         return pages.index(page) if page in pages else len(pages)

@@ -91,9 +91,7 @@ REPORTS = {
 
 @pytest.fixture(scope="module")
 def project(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    root = tmp_path_factory.mktemp("gpu-host")
-    write_project(root, PAGES)
-    return root
+    return write_project(tmp_path_factory.mktemp("gpu-host"), PAGES).parent
 
 
 @pytest.fixture(scope="module")

@@ -1,13 +1,6 @@
-"""Faults planted in pages, each reported by ``pytest`` at its page and line.
-
-One run over every page (a collection error does not stop the others): a wrong output, a raising
-block (its line and the exception, not the page's source nor torch's), a misspelled requirement
-and a bad marker (a collection error), a GPU block on a CPU machine (one SKIPPED line with the
-generated reason), a hanging block (its block timeout), a section selected by node id (the
-sections before it run first), and what a reader's paste at a fresh prompt shows: a page that
-relies on a seed it never set, the names a fresh prompt defines, a value the prompt echoes, a
-block that ends the interpreter. In-process (``pytester``): what collection alone decides.
-"""
+"""Faults planted in pages (:data:`PAGES`), each reported by ``pytest`` at its page and line, in
+one run over every page (a collection error does not stop the others); ``--tb=long`` needs a run
+of its own. In-process (``pytester``): what collection alone decides."""
 
 from __future__ import annotations
 
@@ -16,6 +9,7 @@ import sys
 
 import pytest
 from planted import run_pytest, write_project
+from test_error_markers import PAGE as ERRORS
 
 FRESH_NAMES = subprocess.run(
     [sys.executable, "-q", "-i"], input="print(sorted(globals()))", text=True, capture_output=True
@@ -80,13 +74,6 @@ PAGES = {
         "# Hanging\n\n```python\nimport time\ntime.sleep(600)\n```\n",
         ["docs/hanging.md:5: Failed: Timeout (>4.0s) from pytest-timeout."],
     ),
-    "passing.md": (
-        "# A page that passes\n\n```python\n>>> 1 + 1\n2\n```\n\n```python\n"
-        "print(sum(range(4)))\n```\n\n```{code-block} text\n:class: output\n6\n```\n\n"
-        "% not-run: a shell command shown for reference\n```bash\necho hi\n```\n",
-        ["PASSED docs/passing.md::line:4,*", "PASSED docs/passing.md::line:8,*",
-         "SKIPPED [1] docs/passing.md:18: not run: a shell command shown for reference"],
-    ),
     "sections.md": (
         SECTIONS,
         ["docs/sections.md:26 (section 'using-it-after-the-break') needs the blocks before it, "
@@ -108,6 +95,10 @@ PAGES = {
         "# A value the prompt echoes\n\n```python\nvalues = [3, 1, 2]\nsorted(values)\n```\n",
         ["docs/echoes.md:3: the block printed output but the page shows none (a value the "
          "prompt echoes counts)*", "[1, 2, 3]"],
+    ),
+    "drifted.md": (  # an error entry whose block no longer raises its message
+        ERRORS.replace(">>> 1 / 0", ">>> 1 / 2"),
+        ["*ZeroDivisionError: division by zero", "FAILED docs/drifted.md::line:10,*"],
     ),
     "exits.md": (
         "# Ending the interpreter\n\n```python\n>>> raise SystemExit(3)\n```\n\n```python\n"
@@ -135,7 +126,7 @@ def test_each_fault_is_reported_at_its_page_and_line(run: pytest.RunResult, page
 
 
 def test_only_the_right_examples_pass(run: pytest.RunResult) -> None:
-    run.assert_outcomes(passed=6, failed=7, skipped=4, errors=2)
+    run.assert_outcomes(passed=8, failed=8, skipped=3, errors=2)
     run.stdout.no_fnmatch_line("PASSED docs/gpu_block.md*")
 
 

@@ -10,6 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from torchsheet_harness.matrix import torch_versions
+
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 import noxfile  # noqa: E402
 
@@ -44,8 +46,8 @@ def called(session_function, **kwargs) -> Session:
     return session
 
 
-def test_the_matrix_default_leg_is_the_first_and_ci_runs_the_noxfiles() -> None:
-    assert noxfile.TORCH_VERSIONS[0] == "2.13.0"
+def test_the_matrix_default_leg_is_the_first_and_ci_and_the_site_read_the_noxfiles() -> None:
+    assert noxfile.TORCH_VERSIONS[0] == "2.13.0" and torch_versions() == noxfile.TORCH_VERSIONS
     assert {"2.14.1", "2.15.0"} <= set(noxfile.TORCH_VERSIONS)
     assert noxfile.TORCH_SPEC == "torch==2.13.0" or "TORCH_SPEC" in os.environ
     workflow = (Path(noxfile.__file__).parent / ".github" / "workflows" / "ci.yml").read_text()

@@ -1,5 +1,7 @@
 """The page parser in-process, with Sybil's ``check_parser``: each page region carries its block,
-a page's faults fail its collection at their page line, and a page is lexed once per process."""
+a page's faults fail its collection at their page line, and a page is lexed once per process; a
+block's pytest markers follow its declaration, so `pytest -m gpu` selects exactly the GPU blocks
+(that they are skipped without CUDA, never passed: test_results_file.py's ``-m gpu`` run)."""
 
 from __future__ import annotations
 
@@ -7,10 +9,9 @@ import re
 import traceback
 
 import pytest
-from planted import RECORDER, write_project
+from planted import PAGE, RECORDER, write_project
 from sheet_site import build, two_pages
 from sybil import Document
-from sybil.example import SybilFailure
 from sybil.testing import check_parser
 
 from torchsheet_harness.pages import page as pages
@@ -18,44 +19,17 @@ from torchsheet_harness.pages.markers import Marker
 from torchsheet_harness.pages.parser import PageParser, block_of
 from torchsheet_harness.pages.requirements import Requirement, RequirementError
 
-PAGE = """\
-# Title
-
-Purpose.
-
-## First `section`
-
-```python
->>> 1 + 1
-2
->>> 2 + 2
-4
-```
-
-## Needs hardware
-
-```{code-block} python
-:class: needs-cuda
->>> import torch
-```
-
-% not-run: shown only
-```bash
-echo hi
-```
-"""
-
 
 def test_every_region_carries_its_block() -> None:
     blocks = [block_of(region) for region in PageParser()(Document(PAGE, "page.md"))]
-    assert blocks[0] is blocks[1]  # two >>> examples, one block
-    described = [(b.line, b.end, b.slug, b.requirement, b.not_run) for b in blocks[1:]]
+    assert blocks[0] is blocks[1] and blocks[2] is blocks[3]  # two >>> examples, one block
+    described = [(b.line, b.end, b.slug, b.requirement, b.not_run) for b in blocks[::2]]
     assert described == [
         (7, 12, "first-section", Requirement(), None),
-        (16, 19, "needs-hardware", Requirement(gpus=1), None),
-        (22, 24, "needs-hardware", Requirement(), "shown only"),
+        (16, 21, "needs-hardware", Requirement(gpus=1), None),
+        (24, 26, "needs-hardware", Requirement(), "a shell command"),
     ]
-    assert blocks[-1].markers == (Marker("not-run", "shown only", 21),)
+    assert blocks[-1].markers == (Marker("not-run", "a shell command", 23),)
 
 
 def test_a_directive_with_options_raises_at_its_page_line() -> None:
@@ -65,17 +39,6 @@ def test_a_directive_with_options_raises_at_its_page_line() -> None:
     with pytest.raises(KeyError) as raised:
         check_parser(PageParser(), text)
     assert traceback.extract_tb(raised.tb)[-1].lineno == 6
-
-
-def test_a_wrong_output_block_fails_with_expected_and_got() -> None:
-    text = (
-        "```python\nprint('got this')\n```\n\n```{code-block} text\n:class: output\nexpected\n```\n"
-    )
-    with pytest.raises(SybilFailure) as failed:
-        check_parser(PageParser(), text)
-    message = str(failed.value)
-    assert ":1: the output shown on the page is not what the code printed" in message
-    assert "expected" in message and "got this" in message
 
 
 FAULTS = {  # name: (page, the error at its line)
@@ -148,12 +111,43 @@ def test_a_page_run_and_a_docs_build_lex_the_page_once(pytester, monkeypatch, tm
         monkeypatch.setattr(
             lexer, "__call__", lambda self, doc, c=call: sybil_lexers.append(1) or c(self, doc)
         )
-    text = PAGE.replace("Purpose.", f"Purpose, read once ({tmp_path.name}).")
+    text = PAGE.replace("it is for.", f"it is for, read once ({tmp_path.name}).")
     write_project(pytester.path, {"page.md": text}, "torchsheet_harness.pytest_plugin", RECORDER)
-    pytester.inline_run("-p", "no:cacheprovider", "docs").assertoutcome(passed=2, skipped=2)
+    pytester.inline_run("-p", "no:cacheprovider", "docs").assertoutcome(passed=2, skipped=3)
     assert len(lexed) == 1
     sybil_lexers.clear()
     results = pytester.path / "docs" / "_build" / "results"
     site = build(tmp_path, two_pages("", text), conf=f"torchsheet_results = {str(results)!r}\n")
     assert "Verified with torch" in site.html("page")
     assert len(lexed) == 1 and sybil_lexers == []
+
+
+#: planted's page and a block that needs two GPUs and torchrun (line 28).
+MIXED = (
+    PAGE + "\n```{code-block} python\n:class: needs-torchrun-2 needs-gpus-2\nimport torch\n```\n"
+)
+
+
+def test_markers_follow_the_declaration(pytester: pytest.Pytester) -> None:
+    write_project(pytester.path, {"mixed.md": MIXED})
+    items, _ = pytester.inline_genitems("docs")
+    kinds = {"gpu", "multigpu", "distributed"}
+    marked = [{marker.name for marker in item.iter_markers()} & kinds for item in items]
+    assert marked == [set(), set(), {"gpu"}, {"gpu"}, set(), kinds]
+    selected = pytester.runpytest_inprocess("--co", "-q", "-m", "multigpu and distributed", "docs")
+    selected.stdout.fnmatch_lines(
+        ["docs/mixed.md::line:28,*", "1/6 tests collected (5 deselected)*"]
+    )
+
+
+def test_a_requirement_reads_back_from_its_recorded_data_and_in_words() -> None:
+    cases = {
+        Requirement(gpus=1): "a CUDA GPU",
+        Requirement(gpus=2): "2 GPUs",
+        Requirement(torchrun=2, gpus=2): "2 GPUs (2 processes, torchrun)",
+        Requirement(torchrun=4): "only a CPU (4 processes, torchrun)",
+        Requirement(slurm=True): "a Slurm cluster",
+    }
+    for requirement, words in cases.items():
+        assert Requirement(**requirement.as_data()) == requirement
+        assert requirement.in_words == words

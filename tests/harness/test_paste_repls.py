@@ -102,15 +102,12 @@ def test_typed_lines_are_indented_again_after_a_colon(screen, repl: str, site: P
 
 
 @pytest.mark.parametrize("repl", REPLS)
-def test_a_pasted_block_shows_its_last_value_only_at_the_newer_repls(screen, repl: str) -> None:
+def test_the_newer_repls_show_only_a_blocks_last_value_and_ipython_stops_at_an_exception(
+    screen, repl: str
+) -> None:
+    """Why a block on the site ends at the exception it shows (the page linter's rule)."""
     how = "typed" if repl == "classic" else "bracketed"
     shown = screen.paste(copied_text(">>> 6 * 7\n42\n>>> 6 * 8\n48"), how)
     assert "48" in shown and ("42" in shown) == (repl == "classic"), shown  # code not in shown
-
-
-@pytest.mark.parametrize("repl", REPLS)
-def test_only_ipython_stops_a_pasted_block_at_its_exception(screen, repl: str) -> None:
-    """Why a block on the site ends at the exception it shows (the page linter's rule)."""
-    how = "typed" if repl == "classic" else "bracketed"
     shown = screen.paste(copied_text('>>> 1 / 0\n>>> print("after")\nafter'), how)
     assert "ZeroDivisionError" in shown and ("after" in shown) == (repl != "ipython"), shown

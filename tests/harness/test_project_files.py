@@ -1,10 +1,21 @@
-"""The files a project carries: licence, notice, contributing guide, changelog, lint in CI."""
+"""The files a project carries: licence, notice, contributing guide, changelog; its CI (what
+.ci/run runs, and .ci/run-sessions with a stand-in nox: each session in the venv built ahead for
+it, a failed build or session failing the run, the builder never outliving it); its layout
+(module size, test sides, and the sides import nothing across: ``modulefinder`` reads the
+imports, nothing is imported)."""
 
 from __future__ import annotations
 
 import os
 import re
+import subprocess
+import time
+from modulefinder import ModuleFinder
 from pathlib import Path
+
+import pytest
+
+from torchsheet_harness.run.process import alive
 
 ROOT = Path(__file__).resolve().parents[2]
 PYPROJECT = (ROOT / "pyproject.toml").read_text()
@@ -84,7 +95,7 @@ def test_ci_runs_lint_every_leg_and_the_other_sessions_with_nox_in_a_venv() -> N
     ]  # fmt: skip
     assert "for torch in $legs; do" in commands
     assert any("noxfile.TORCH_VERSIONS" in c for c in commands)
-    # Each in the venv built for it ahead (tests/harness/test_ci_sessions.py).
+    # Each in the venv built for it ahead (the .ci/run-sessions tests below).
     assert '.ci/run-sessions .nox/ci-prepared "$nox" "${sessions[@]}"' in commands
     assert "python3 -m venv .venv" in commands  # nox installed as the README does
     assert any(c.startswith(".venv/bin/python -m pip install") and "nox" in c for c in commands)
@@ -111,3 +122,89 @@ def test_every_test_file_is_on_a_side() -> None:
         if path.parent.name not in ("sheet", "harness") or path.parent.parent != ROOT / "tests"
     ]
     assert not stray, f"test files on no side (move to tests/sheet/ or tests/harness/): {stray}"
+
+
+def fake_nox(tmp_path: Path, failing: str = "", slow: str = "") -> Path:
+    """A nox that notes its arguments and prints what it does ("build S" for ``-s S
+    --install-only``, "run S" for ``-R -s S``); ``failing`` is the one of those that fails,
+    ``slow`` the session whose build writes its pid and sleeps, which every run waits for."""
+    script = tmp_path / "nox"
+    script.write_text(
+        "#!/usr/bin/env bash\n"
+        f'echo "$*" >> {tmp_path}/calls\n'
+        'if [ "$1" = -s ]; then what="build $2"; else what="run $3"; fi\n'
+        'echo "$what"\n'
+        f'if [ "$what" = "build {slow}" ]; then echo $$ > {tmp_path}/slow.pid; sleep 60; fi\n'
+        # A run waits until the slow build has begun: it is then surely under way.
+        f'if [ -n "{slow}" ] && [ "${{what%% *}}" = run ]; then\n'
+        f"  for _ in $(seq 100); do [ -f {tmp_path}/slow.pid ] && break; sleep 0.1; done\n"
+        "fi\n"
+        f'[ "$what" != {failing!r} ]\n'
+    )
+    script.chmod(0o755)
+    return script
+
+
+def calls(tmp_path: Path) -> list[str]:
+    return (tmp_path / "calls").read_text().splitlines()
+
+
+def run_sessions(tmp_path: Path, nox: Path, *sessions: str) -> subprocess.CompletedProcess:
+    command = [ROOT / ".ci" / "run-sessions", tmp_path / "prepared", nox, *sessions]
+    return subprocess.run(command, capture_output=True, text=True, timeout=60)
+
+
+def test_each_session_runs_in_order_in_the_venv_built_for_it(tmp_path: Path) -> None:
+    sessions = ["lint", "docs-tests(torch='2.14.1')", "docs"]
+    done = run_sessions(tmp_path, fake_nox(tmp_path), *sessions)
+    assert done.returncode == 0, done.stderr
+    assert [line.split()[0] for line in done.stdout.splitlines()] == ["run", "ci:"] * 3
+    made = calls(tmp_path)
+    for session in sessions:
+        built, ran = made.index(f"-s {session} --install-only"), made.index(f"-R -s {session}")
+        assert built < ran
+    assert [call for call in made if call.startswith("-R")] == [f"-R -s {s}" for s in sessions]
+    builds = [call for call in made if call.endswith("--install-only")]
+    assert builds == [f"-s {s} --install-only" for s in sessions]
+    assert "after" in done.stdout and "waiting for its venv" in done.stdout
+
+
+def test_a_failed_build_fails_at_its_session_with_its_log(tmp_path: Path) -> None:
+    done = run_sessions(tmp_path, fake_nox(tmp_path, failing="build harness-tests"),
+                        "lint", "harness-tests", "docs")  # fmt: skip
+    assert done.returncode != 0
+    assert "build harness-tests" in done.stderr  # the build's own log
+    assert "ci: building harness-tests's venv failed (exit 1)" in done.stderr
+    assert "-R -s lint" in calls(tmp_path)
+    assert not {"-R -s harness-tests", "-s docs --install-only"} & set(calls(tmp_path))
+
+
+def test_a_failed_session_stops_the_run_and_the_builder(tmp_path: Path) -> None:
+    nox = fake_nox(tmp_path, failing="run lint", slow="docs")
+    done = run_sessions(tmp_path, nox, "lint", "docs")
+    assert done.returncode != 0
+    assert "-R -s docs" not in calls(tmp_path)
+    # The builder was still building docs' venv when lint failed: it is ended with the run.
+    deadline = time.monotonic() + 10
+    while not (tmp_path / "slow.pid").exists() and time.monotonic() < deadline:
+        time.sleep(0.1)
+    pid = int((tmp_path / "slow.pid").read_text())
+    while time.monotonic() < deadline and alive(pid):
+        time.sleep(0.1)
+    assert not alive(pid), "the venv builder outlived .ci/run-sessions"
+
+
+PACKAGE = ROOT / "torchsheet_harness"
+SITE = "torchsheet_harness.sphinx_ext"
+READERS = ("sybil", *(f"torchsheet_harness.pages.{m}" for m in ("page", "parser", "coverage")))
+CHECKS = [f"torchsheet_harness.checks.{p.stem}" for p in sorted((PACKAGE / "checks").glob("*.py"))]
+
+
+@pytest.mark.parametrize(
+    ("side", "forbidden"), [*((name, (SITE,)) for name in CHECKS), (SITE, READERS)]
+)
+def test_a_side_imports_nothing_from_across(side: str, forbidden: tuple[str, ...]) -> None:
+    finder = ModuleFinder(path=[str(PACKAGE.parent)])  # the harness's modules; others: not found
+    finder.import_hook(side)
+    imported = {*finder.modules, *finder.badmodules}
+    assert sorted(name for name in imported if name.startswith(forbidden)) == []

@@ -83,15 +83,12 @@ echo hi
 """
 
 
-def test_a_marker_is_one_comment_line_of_a_known_kind() -> None:
+def test_a_marker_is_a_comment_line_of_a_known_kind_and_an_alias_belongs_to_its_message() -> None:
     assert parse_marker("% quickref: Creation | 3", 7) == Marker("quickref", "Creation | 3", 7)
     assert parse_marker("pitfall: a | b | c", 8) == Marker("pitfall", "a | b | c", 8)
     assert parse_marker("% error:", 9) == Marker("error", "", 9)
     assert parse_marker("% a plain comment", 1) is None
     assert parse_marker("% todo: later", 1) is None
-
-
-def test_aliases_belong_to_the_message_above_them() -> None:
     markers = marked(
         10,
         "% error: new wording",
@@ -168,26 +165,21 @@ def test_markers_change_nothing_the_harness_collects(tmp_path: Path) -> None:
     assert "SkipWithReason" in [kind for kind, _ in marked_regions]
 
 
-def test_the_build_shows_marked_lines_and_links_them(tmp_path: Path) -> None:
-    site = build(tmp_path, two_pages("```{quick-reference}\nCreation\n```", PAGE))
+@pytest.mark.parametrize("outcome", ["passed", "failed"])
+def test_the_build_shows_marked_lines_verified_only_when_their_block_passed(
+    tmp_path: Path, outcome: str
+) -> None:
+    plant(tmp_path, two_pages("```{quick-reference}\nCreation\n```", PAGE))
+    record(tmp_path, CPU_213, {"8": {"outcome": outcome}, "18": {"outcome": "passed"},
+                               "30": {"not_run": "a shell command"}}, page="page.md")  # fmt: skip
+    site = build(tmp_path)
     assert site.warnings == ""
     sheet = re.search(r'<div class="ts-quickref[^"]*">(.*?)</section>', site.html(), re.S)[1]
     assert 'href="page.html#doctest"' in sheet
     assert "Size" in sheet and "zeros" not in sheet, "only line 3, with its output"
     assert 'id="pitfall-a-mistake"' in site.html("page")
-
-
-@pytest.mark.parametrize(("outcome", "reason"), [("passed", None), ("failed", "Failed with")])
-def test_a_line_counts_as_verified_only_when_its_own_block_passed(
-    tmp_path: Path, outcome: str, reason: str | None
-) -> None:
-    plant(tmp_path, two_pages("```{quick-reference}\nCreation\n```", PAGE))
-    record(tmp_path, CPU_213, {"8": {"outcome": outcome}, "18": {"outcome": "passed"},
-                               "30": {"not_run": "a shell command"}}, page="page.md")  # fmt: skip
-    text = build(tmp_path).html()
-    assert ("ts-qr-unverified" in text) == (reason is not None)
-    if reason:
-        assert 'title="A page: Failed with torch 2.13.0 on CPU."' in text
+    failed = 'title="A page: Failed with torch 2.13.0 on CPU."'
+    assert ("ts-qr-unverified" in sheet, failed in sheet) == ((outcome == "failed",) * 2)
 
 
 def test_a_quickref_section_the_sheet_does_not_show_fails_the_build(tmp_path: Path) -> None:

@@ -1,10 +1,6 @@
 """The torchrun launcher: hung launches end, nothing outlives a launch, parallel launches are safe.
-
-Each launch is a real ``torchrun`` with two gloo ranks on CPU (a few seconds each), so every test
-gets several facts out of one launch. Every script prints its rank's pid and the pid of its parent
-(the torchrun agent) so a test can check that none of them is still running afterwards. The
-deadlocked launch waits out its timeout while the parallel launches run.
-"""
+Each launch is a real two-rank gloo ``torchrun`` (seconds), so each test reads several facts off
+one; every script prints its rank's pid and its agent's, which must be gone afterwards."""
 
 from __future__ import annotations
 
@@ -132,23 +128,17 @@ def launches(tmp_path_factory: pytest.TempPathFactory) -> SimpleNamespace:
                            together=together, parallel=parallel)  # fmt: skip
 
 
-def test_normal_run_keeps_rank_output_and_leaves_nothing(launches: SimpleNamespace) -> None:
-    launch = launches.parallel[0]
-    assert launch.ok, launch.describe()
-    assert sorted(launch.rank_stdout) == [0, 1]
-    assert launch.rank_stdout[1].endswith("rank 1 of 2: launch 0 total 0\n")
-    stdout = launch.ranks_stdout()
-    assert stdout.index("rank 0 of 2: launch 0") < stdout.index("rank 1 of 2: launch 0")
-    assert_all_gone(pids_in(stdout), launches.together)
-
-
-def test_parallel_launches_never_collide(launches: SimpleNamespace) -> None:
+def test_parallel_launches_never_collide_keep_rank_output_and_leave_nothing(launches) -> None:
     pids: set[int] = set()
     for index, result in enumerate(launches.parallel):
         assert result.ok, result.describe()
+        assert sorted(result.rank_stdout) == [0, 1]
         for rank in (0, 1):
-            assert f"launch {index} total {2 * index}\n" in result.rank_stdout[rank]
-        pids |= pids_in(result.ranks_stdout())
+            said = f"rank {rank} of 2: launch {index} total {2 * index}\n"
+            assert result.rank_stdout[rank].endswith(said)
+        stdout = result.ranks_stdout()
+        assert stdout.index("rank 0 of 2") < stdout.index("rank 1 of 2"), "rank 0's first"
+        pids |= pids_in(stdout)
     assert_all_gone(pids, launches.together, expected=3 * PARALLEL)
 
 

@@ -4,7 +4,6 @@ and real pages made stale); failures mark the first differing column."""
 
 from __future__ import annotations
 
-import json
 import re
 
 import pytest
@@ -181,9 +180,15 @@ def test_a_failure_marks_the_first_difference() -> None:
     message = compare_output("tensor([3])\n", "tensor([ 3])\n", "page.md:3")
     assert message.splitlines()[-5:] == marked
     assert (message.expected, message.got) == ("tensor([3])\n", "tensor([ 3])\n")
-    with pytest.raises(SybilFailure) as failed:  # a doctest's too
-        check_parser(PageParser(), "```python\n>>> print('tensor([ 3])')\ntensor([3])\n```\n")
-    assert str(failed.value).splitlines()[-5:] == marked
+    for page in (  # a doctest's and an output block's, at the page line
+        "```python\n>>> print('tensor([ 3])')\ntensor([3])\n```\n",
+        "```python\nprint('tensor([ 3])')\n```\n\n"
+        "```{code-block} text\n:class: output\ntensor([3])\n```\n",
+    ):
+        with pytest.raises(SybilFailure) as failed:
+            check_parser(PageParser(), page)
+        assert str(failed.value).splitlines()[-5:] == marked
+    assert ":1: the output shown on the page is not what the code printed" in str(failed.value)
     assert first_difference("a\n...\nz  is here\n", "a\nb\nz is there\n").splitlines()[0] == (
         "--- first difference: line 3 of the output, column 7: 'h' expected, 't' printed ---"
     )
@@ -226,17 +231,15 @@ def test_stale_outputs_are_rewritten_and_nothing_else(tmp_path, monkeypatch) -> 
         updated.stdout.fnmatch_lines([line])
     assert not results.exists()
 
+    # Run again: nothing to rewrite; the page passes, and a block below a rewrite that added a
+    # line is reported at its line.
     again = run_pytest(tmp_path, "-n", "0", "--update-outputs", "docs/stale.md", "docs/raising.md")
-    again.stdout.fnmatch_lines(["torchsheet: no page changed*"])
-    assert (docs / "stale.md").read_text() == FRESH
-
-    # The page passes, and a block below a rewrite that added a line is reported at its line.
-    passed = run_pytest(tmp_path, "-n", "0", f"--torchsheet-results={results}", "docs/stale.md")
     lines = FRESH.splitlines()
-    passed.assert_outcomes(passed=6, skipped=3)
-    passed.stdout.fnmatch_lines([
+    again.assert_outcomes(passed=7, failed=3, skipped=3)  # stale.md: 6 passed, 3 skipped
+    again.stdout.fnmatch_lines([
+        "torchsheet: no page changed*",
         f"SKIPPED [[]2] docs/stale.md:{lines.index(':class: needs-cuda')}: needs CUDA*",
         f"SKIPPED [[]1] docs/stale.md:{lines.index('```bash') + 1}: not run*",
     ])  # fmt: skip
-    blocks = json.loads(results.read_text())["pages"]["stale.md"]["blocks"].values()
-    assert {block["outcome"] for block in blocks} == {"passed", "skipped"}
+    assert (docs / "stale.md").read_text() == FRESH
+    again.stdout.no_fnmatch_line("FAILED docs/stale.md*")

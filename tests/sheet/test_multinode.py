@@ -1,10 +1,6 @@
-"""The launching page's shell commands run for real: each block marked '% not-run: executed by
-tests/sheet/test_multinode.py' runs here and its output block is checked.
-
-Several nodes are several torchrun agents on this machine: the page's head ``node0`` becomes
-127.0.0.1 and its port 29500 a free port. A literal-included snippet runs the command in its
-docstring.
-"""
+"""The launching page's blocks marked '% not-run: executed by tests/sheet/test_multinode.py' run
+here, their output blocks checked: several nodes are several torchrun agents on this machine (the
+head ``node0`` is 127.0.0.1, its port 29500 a free one); a snippet runs its docstring's command."""
 
 from __future__ import annotations
 

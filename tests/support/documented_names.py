@@ -1,11 +1,6 @@
-"""What a manual names, read as a reader reads it, and which of those names do not exist.
-
-:func:`problems_of` reads a Markdown document's shell commands (a backslash continuing one) and
-inline code spans, and reports with document and line: a ``nox -s`` session the noxfile lacks;
-a pytest option, ``-m`` marker or ``-o`` ini name pytest lacks; a path that does not exist (one
-a run creates excepted); a ``python -m torchsheet_harness...`` module that does not exist; a
-relative link to a missing file or ``#anchor``. What exists comes in as :class:`Facts`.
-"""
+"""What a manual names, read as a reader reads it (shell commands and inline code spans), and
+which of those names do not exist (:class:`Facts`): nox sessions, pytest options, markers and
+ini names, paths, ``python -m`` modules, relative links and anchors (:func:`problems_of`)."""
 
 from __future__ import annotations
 

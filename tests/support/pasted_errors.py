@@ -1,13 +1,6 @@
-"""What a reader pastes into the site search for each error entry, in the forms they paste it.
-
-Test support for tests/harness/test_error_search.py. An entry is a ``% error:`` / ``% warning:``
-marker on a page and the block after it; its ``printed`` line is what that block shows torch
-printing, found in the page source: the doctest's exception (from its class through the line that
-holds the message) or the output line that holds it, as one line. Each form rewrites it as a
-reader's paste would differ: :func:`other_run`, :func:`cut_short`, :func:`in_traceback`; an alias
-(``% alias: <older wording> | <where printed>`` after the marker) is pasted with the class.
-Also :data:`REAL_LINES`: lines as readers paste them, from torch's messages, older ones too.
-"""
+"""What a reader pastes into the site search for each ``% error:`` / ``% warning:`` entry
+(:func:`entries`), in the forms they paste it (:func:`forms`), and :data:`REAL_LINES`: lines as
+readers paste them, from torch's messages, older ones too (tests/harness/test_error_search.py)."""
 
 from __future__ import annotations
 

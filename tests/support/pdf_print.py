@@ -10,6 +10,12 @@ import tempfile
 from pathlib import Path
 
 PRINT_TIMEOUT_SECONDS = 120
+#: Headless and offline: nothing but this machine resolves (the site needs no other host).
+CHROMIUM_FLAGS = (
+    "--headless --no-sandbox --disable-gpu --disable-quic --no-first-run "
+    "--disable-background-networking --disable-component-update --disable-sync "
+    "--disable-dev-shm-usage"
+).split() + ["--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1"]
 
 
 def chromium() -> str | None:
@@ -25,11 +31,7 @@ def print_to_pdf(page: Path, pdf: Path) -> None:
     pdf.parent.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix="torchsheet-pdf-") as profile:
         command = [
-            binary, "--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-            "--no-first-run", "--disable-background-networking", "--disable-component-update",
-            f"--user-data-dir={profile}", "--no-pdf-header-footer",
-            # Nothing but the local file loads: the site needs no other host.
-            "--host-resolver-rules=MAP * ~NOTFOUND",
+            binary, *CHROMIUM_FLAGS, f"--user-data-dir={profile}", "--no-pdf-header-footer",
             f"--print-to-pdf={pdf.resolve()}", page.resolve().as_uri(),
         ]  # fmt: skip
         finished = subprocess.run(

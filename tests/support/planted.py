@@ -14,6 +14,35 @@ import pytest
 REPO = Path(__file__).resolve().parents[2]
 PLUGIN = "torchsheet_harness.pytest_plugin"
 RECORDER = "torchsheet_harness.pytest_plugin.recorder"
+#: A page of each kind of block: a doctest of two examples (line 7), a CUDA one (16), not run (24).
+PAGE = """\
+# A page
+
+What it is for.
+
+## First `section`
+
+```python
+>>> 1 + 1
+2
+>>> 2 * 3
+6
+```
+
+## Needs hardware
+
+```{code-block} python
+:class: needs-cuda
+>>> import torch
+>>> torch.ones(1, device="cuda").device.type
+'cuda'
+```
+
+% not-run: a shell command
+```bash
+pip install torch
+```
+"""
 
 
 def conftest(*plugins: str) -> str:

@@ -1,11 +1,5 @@
 """A reader at the classic ``python`` prompt, Python 3.13's REPL or IPython, on a pseudo-terminal,
-read off a screen drawn by pyte (the newer REPLs redraw what is typed): :class:`ReplScreen`.
-
-:meth:`ReplScreen.paste` pastes a block ``bracketed`` (``ESC[200~`` text ``ESC[201~``), ``typed``
-(plain keystrokes; what the classic prompt gets: CPython turns readline's bracketed paste off)
-or ``own-way`` (F3 at the 3.13 REPL, ``%cpaste`` at IPython), presses Enter while the prompt
-waits with the input unfinished, and returns the screen less the code (:func:`without_code`).
-"""
+read off a screen drawn by pyte (the newer REPLs redraw what is typed): :class:`ReplScreen`."""
 
 from __future__ import annotations
 
@@ -108,7 +102,9 @@ class ReplScreen:
         self._settle(enters=False, until=lambda: True)
 
     def paste(self, code: str, how: str) -> str:
-        """Paste ``code`` as ``how`` says, then Enter as needed; what the screen shows after."""
+        """Paste ``code`` ``bracketed`` (``ESC[200~`` text ``ESC[201~``), ``typed`` (keystrokes:
+        CPython turns readline's bracketed paste off) or ``own-way`` (F3 at the 3.13 REPL,
+        ``%cpaste`` at IPython), then Enter as needed; the screen after, less the code."""
         if self.repl.redraws:
             self.child.send(b"\x0c")  # Ctrl-L: a clear screen with the prompt at the top
             self._settle(enters=False, until=lambda: self.text().strip() == self._cursor_line())
