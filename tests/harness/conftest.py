@@ -2,8 +2,6 @@
 headless Chromium (Debian's, driven by selenium; skipped with the reason where it is missing:
 .ci/run installs the Debian packages of .ci/apt-packages.txt)."""
 
-from __future__ import annotations
-
 import shutil
 from collections.abc import Iterator
 from pathlib import Path

@@ -4,8 +4,6 @@ without the CPU blocks); the page linter finds an undefined name and an unused i
 page lines (a torchrun block is a program of its own), and a >>> block that goes on after the
 exception it shows (IPython and Jupyter stop a pasted block at its first exception)."""
 
-from __future__ import annotations
-
 from pathlib import Path
 
 import pytest

@@ -3,8 +3,6 @@ hosts do not resolve for it): what a reader sees, clicks and copies (the copy: w
 torchsheet_harness/pages/copy_text.py computes); no resource from another host, no console
 error. Screenshots land in docs/_build/screenshots/. (The search: test_error_search.py.)"""
 
-from __future__ import annotations
-
 from dataclasses import astuple
 from pathlib import Path
 

@@ -2,8 +2,6 @@
 blocks of the page the REPL tests paste (tests/support/pasted_page.md) pass, and each way a copy
 can go wrong is named with page and line. In-process: no build, no terminal."""
 
-from __future__ import annotations
-
 from pathlib import Path
 
 import pytest

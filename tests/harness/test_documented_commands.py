@@ -5,8 +5,6 @@ the README's first command works as written with a Python marked externally mana
 Debian 12, Ubuntu 24.04), where the old ``pip install nox`` is refused: its install part runs
 with ``/usr/bin/python3`` first on PATH, up to ``nox --list`` (needs the package registry)."""
 
-from __future__ import annotations
-
 import os
 import re
 import shutil

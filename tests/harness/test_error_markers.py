@@ -2,8 +2,6 @@
 show (a problem naming page:line, at collection; a block that no longer raises it fails its test:
 test_harness_faults.py's drifted.md)."""
 
-from __future__ import annotations
-
 import re
 from pathlib import Path
 

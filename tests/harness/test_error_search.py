@@ -3,8 +3,6 @@ finds an error's entry from what a reader pastes (tests/support/pasted_errors.py
 queries rank as before; what a reader types lists its page in the first three. Each query, its
 rank and first three pages: docs/_build/error-search.txt."""
 
-from __future__ import annotations
-
 import pytest
 from built_site import DOCS, wait_for
 from pasted_errors import REAL_LINES, Entry, entries, forms, in_traceback

@@ -3,8 +3,6 @@ what a GPU host would do, at its page line; one that names its backend and devic
 One run in the mode over a page per pattern the review found, a right page and two misplaced
 exemptions; a run without the mode shows the wrong pages pass there."""
 
-from __future__ import annotations
-
 from pathlib import Path
 
 import pytest

@@ -2,8 +2,6 @@
 one run over every page (a collection error does not stop the others); ``--tb=long`` needs a run
 of its own. In-process (``pytester``): what collection alone decides."""
 
-from __future__ import annotations
-
 import subprocess
 import sys
 

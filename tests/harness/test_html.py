@@ -3,8 +3,6 @@ status lines and the verified-environments table from the results files. The rea
 once per session (tests/support/built_site.py); planted sites (tests/support/sheet_site.py) check
 the lines against planted results files. (That the site lexes no page: test_page_parser.py.)"""
 
-from __future__ import annotations
-
 import html
 import os
 import re

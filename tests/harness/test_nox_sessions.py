@@ -1,8 +1,6 @@
 """The noxfile's sessions, called with a recording stand-in for nox's Session: a leg per torch
 version, paste-repls without torch, gpu recording to docs/_results/ (--torchsheet-expect-gpu)."""
 
-from __future__ import annotations
-
 import os
 import re
 import sys

@@ -3,8 +3,6 @@ a page's faults fail its collection at their page line, and a page is lexed once
 block's pytest markers follow its declaration, so `pytest -m gpu` selects exactly the GPU blocks
 (that they are skipped without CUDA, never passed: test_results_file.py's ``-m gpu`` run)."""
 
-from __future__ import annotations
-
 import re
 import traceback
 

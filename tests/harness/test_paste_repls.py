@@ -5,8 +5,6 @@ installs none), block after block, bracketed and typed; and what the site says o
 The classic prompt runs in ``nox -s harness-tests``; the others, in ``nox -s paste-repls``,
 where a missing one fails (elsewhere they skip)."""
 
-from __future__ import annotations
-
 import importlib.util
 import os
 import sys

@@ -1,8 +1,6 @@
 """The quick reference prints (headless Chromium, as ``nox -s pdf``) to a few A4 pages holding
 the sheet and no navigation (``pdfinfo``, ``pdftotext``; skipped without them)."""
 
-from __future__ import annotations
-
 import shutil
 import subprocess
 from pathlib import Path

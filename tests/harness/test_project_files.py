@@ -4,8 +4,6 @@ it, a failed build or session failing the run, the builder never outliving it); 
 (module size, test sides, and the sides import nothing across: ``modulefinder`` reads the
 imports, nothing is imported)."""
 
-from __future__ import annotations
-
 import os
 import re
 import subprocess

@@ -3,8 +3,6 @@ and ``--torchsheet-reuse``: a page or sheet-side test file whose recorded pass s
 run again (a chain of in-process runs plants a change in each part of the reuse key: exactly the
 files it touches run again, with why)."""
 
-from __future__ import annotations
-
 import json
 import os
 import shutil

@@ -1,8 +1,6 @@
 """Run times: the slow-block lines of a run, the verification page's ``{run-times}`` table, and
 the xdist schedule (the files expected to take longest, from their markers, handed out first)."""
 
-from __future__ import annotations
-
 from pathlib import Path
 from types import SimpleNamespace
 

@@ -3,8 +3,6 @@ shown, a trap listed on the pitfalls page), checked at collection as pure functi
 torchsheet_harness/pages/ naming page:line; invisible to the harness; and the quick reference
 and pitfalls the build makes of them, from the block itself (nothing retyped)."""
 
-from __future__ import annotations
-
 import re
 from dataclasses import dataclass
 from pathlib import Path

@@ -1,8 +1,6 @@
 """The private Slurm cluster is safe: its own files and ports, no real cluster, nothing left.
 Only ``test_stop_leaves_nothing`` starts daemons (root, Debian's slurm-wlm and munge)."""
 
-from __future__ import annotations
-
 import fcntl
 import os
 import re

@@ -2,8 +2,6 @@
 Each launch is a real two-rank gloo ``torchrun`` (seconds), so each test reads several facts off
 one; every script prints its rank's pid and its agent's, which must be gone afterwards."""
 
-from __future__ import annotations
-
 import re
 import time
 from concurrent.futures import ThreadPoolExecutor

@@ -2,8 +2,6 @@
 else (the alignment in-process; the update by one xdist run over planted pages, a torchrun block
 and real pages made stale); failures mark the first differing column."""
 
-from __future__ import annotations
-
 import re
 
 import pytest

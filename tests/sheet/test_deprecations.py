@@ -2,8 +2,6 @@
 deprecation on purpose declares it and passes; a deprecation raised inside torch is listed. One
 pytest run over planted pages (in-process blocks, and a torchrun page of two launches)."""
 
-from __future__ import annotations
-
 import pytest
 import torch
 from planted import run_pytest, write_project

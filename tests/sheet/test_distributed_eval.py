@@ -2,8 +2,6 @@
 ``DistributedSampler`` pads each rank's share by repeating samples): with a model that always
 predicts class 0, the accuracy is the true one and the ranks see the dataset once."""
 
-from __future__ import annotations
-
 import textwrap
 from pathlib import Path
 

@@ -2,8 +2,6 @@
 here, their output blocks checked: several nodes are several torchrun agents on this machine (the
 head ``node0`` is 127.0.0.1, its port 29500 a free one); a snippet runs its docstring's command."""
 
-from __future__ import annotations
-
 import re
 import shlex
 import sys

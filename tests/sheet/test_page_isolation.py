@@ -1,7 +1,5 @@
 """One page cannot change another's results: global torch state is restored after each page."""
 
-from __future__ import annotations
-
 import pytest
 from planted import run_pytest, write_project
 

@@ -3,8 +3,6 @@ page's TCPStore block (a port file left by the first run must not send the secon
 port nobody listens on) and snippets/dcp_reshard.py on fewer ranks (``dcp.save`` deletes nothing:
 the script's rank 0 deletes an earlier run's files)."""
 
-from __future__ import annotations
-
 import re
 from pathlib import Path
 

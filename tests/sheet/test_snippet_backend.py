@@ -2,8 +2,6 @@
 and ``cuda:LOCAL_RANK`` only when the node has a GPU for every local rank, else gloo on CPU
 (``torch.cuda`` patched to report 0, 1 or 2 GPUs); and names its backend and mesh."""
 
-from __future__ import annotations
-
 import ast
 import importlib.util
 import os

@@ -1,8 +1,6 @@
 """The static check of what this machine cannot run (GPU blocks, snippets' NCCL branches), against
 this leg's torch: planted faults fail at page and line, and today's blocks and snippets pass."""
 
-from __future__ import annotations
-
 from pathlib import Path
 from unittest import SkipTest
 

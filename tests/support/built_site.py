@@ -2,8 +2,6 @@
 from ``$TORCHSHEET_HTML``), served on localhost, its code blocks and the copy button's settings
 (what they yield: :mod:`torchsheet_harness.pages.copy_text`)."""
 
-from __future__ import annotations
-
 import ast
 import html
 import os

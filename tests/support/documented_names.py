@@ -2,8 +2,6 @@
 which of those names do not exist (:class:`Facts`): nox sessions, pytest options, markers and
 ini names, paths, ``python -m`` modules, relative links and anchors (:func:`problems_of`)."""
 
-from __future__ import annotations
-
 import re
 import shlex
 from dataclasses import dataclass

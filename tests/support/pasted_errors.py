@@ -2,8 +2,6 @@
 (:func:`entries`), in the forms they paste it (:func:`forms`), and :data:`REAL_LINES`: lines as
 readers paste them, from torch's messages, older ones too (tests/harness/test_error_search.py)."""
 
-from __future__ import annotations
-
 import re
 from dataclasses import dataclass
 from pathlib import Path

@@ -1,8 +1,6 @@
 """The page the REPL tests paste (pasted_page.md), built with the site's conf.py; its blocks as
 the built copy buttons yield them, and what a REPL showed for one checked against it."""
 
-from __future__ import annotations
-
 import ast
 import doctest
 import shutil

@@ -1,8 +1,6 @@
 """Print a built page to PDF with headless Chromium, A4, no header (the page's print stylesheet
 hides the navigation): ``python tests/support/pdf_print.py PAGE.html OUT.pdf`` (``nox -s pdf``)."""
 
-from __future__ import annotations
-
 import shutil
 import subprocess
 import sys

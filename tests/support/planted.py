@@ -1,8 +1,6 @@
 """Planted projects: the harness's conftest and pages, run by pytest in a fresh interpreter (torch
 cannot be imported twice in one process), its result pytester's ``RunResult``."""
 
-from __future__ import annotations
-
 import os
 import subprocess
 import sys

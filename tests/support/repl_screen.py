@@ -1,8 +1,6 @@
 """A reader at the classic ``python`` prompt, Python 3.13's REPL or IPython, on a pseudo-terminal,
 read off a screen drawn by pyte (the newer REPLs redraw what is typed): :class:`ReplScreen`."""
 
-from __future__ import annotations
-
 import array
 import fcntl
 import os

@@ -2,8 +2,6 @@
 and results files of schema 3. Built again in the same folder, a site builds incrementally, as
 ``nox -s docs`` does; each build is a fresh application, as each ``sphinx-build`` is."""
 
-from __future__ import annotations
-
 import io
 import json
 from dataclasses import dataclass
