@@ -220,25 +220,30 @@ def test_a_traceback_pasted_into_the_search_box_lists_the_same_pages(
     from selenium.webdriver.common.action_chains import ActionChains
     from selenium.webdriver.common.keys import Keys
 
-    for entry in ENTRIES[::7]:
-        browser.get(base_url + "index.html")
-        browser.execute_script(
-            "const area = document.body.appendChild(document.createElement('textarea'));"
-            "area.value = arguments[0]; area.focus(); area.select();",
-            in_traceback(entry.printed),
-        )
-        keys = ActionChains(browser).key_down(Keys.CONTROL).send_keys("c").key_up(Keys.CONTROL)
-        keys.perform()
-        browser.execute_script("document.querySelector('input[name=\"q\"]').focus()")
-        keys = ActionChains(browser).key_down(Keys.CONTROL).send_keys("v").key_up(Keys.CONTROL)
-        keys.send_keys(Keys.ENTER).perform()
-        done = "document.querySelector('#search-results')?.textContent"
-        wait_for(browser, f"/Search finished|did not match/.test({done})", "the results")
-        query, links = browser.execute_script(
-            "return [new URLSearchParams(location.search).get('q'), [...document"
-            ".querySelectorAll('#search-results ul.search li a')].map(a => a.pathname)]"
-        )
-        listed = list(dict.fromkeys(link[1:].removesuffix(".html") for link in links))
-        assert "Traceback (most recent call last):   File" in query, query
-        assert listed == search([query])[query], f"{entry.page}:{entry.line}: {query!r}"
-        assert page_of(entry) in listed[:3], f"{entry.page}:{entry.line}: first three {listed[:3]}"
+    try:
+        for entry in ENTRIES[::7]:
+            browser.get(base_url + "index.html")
+            browser.execute_script(
+                "const area = document.body.appendChild(document.createElement('textarea'));"
+                "area.value = arguments[0]; area.focus(); area.select();",
+                in_traceback(entry.printed),
+            )
+            keys = ActionChains(browser).key_down(Keys.CONTROL).send_keys("c").key_up(Keys.CONTROL)
+            keys.perform()
+            browser.execute_script("document.querySelector('input[name=\"q\"]').focus()")
+            keys = ActionChains(browser).key_down(Keys.CONTROL).send_keys("v").key_up(Keys.CONTROL)
+            keys.send_keys(Keys.ENTER).perform()
+            done = "document.querySelector('#search-results')?.textContent"
+            wait_for(browser, f"/Search finished|did not match/.test({done})", "the results")
+            query, links = browser.execute_script(
+                "return [new URLSearchParams(location.search).get('q'), [...document"
+                ".querySelectorAll('#search-results ul.search li a')].map(a => a.pathname)]"
+            )
+            listed = list(dict.fromkeys(link[1:].removesuffix(".html") for link in links))
+            assert "Traceback (most recent call last):   File" in query, query
+            assert listed == search([query])[query], f"{entry.page}:{entry.line}: {query!r}"
+            assert page_of(entry) in listed[:3], (
+                f"{entry.page}:{entry.line}: first three {listed[:3]}"
+            )
+    finally:  # Enter stored the terms for the next page's highlighter (the browser is shared)
+        browser.execute_script("localStorage.removeItem('sphinx_highlight_terms')")

@@ -15,10 +15,19 @@ SCRIPT = Path(__file__).with_name("search.js")
 STATIC_NAME = "torchsheet-search.js"
 
 
+#: Every page: Sphinx's highlighter of the searched words walks the whole body (furo has no
+#: div.body), and a word in the title of furo's SVG icons ("in", "mode") stopped it with a
+#: TypeError (getBBox); the titles are marked not to highlight before it runs.
+NO_SVG_HIGHLIGHT = """document.addEventListener("DOMContentLoaded", () =>
+  document.querySelectorAll("svg title").forEach((t) => t.classList.add("nohighlight")));"""
+
+
 def add_script(app: Sphinx, pagename: str, *args: Any) -> None:
     """html-page-context: the search page loads the script after searchtools.js."""
     if pagename == "search":
         app.add_js_file(STATIC_NAME, loading_method="defer")
+    else:
+        app.add_js_file(None, body=NO_SVG_HIGHLIGHT)
 
 
 def copy_script(app: Sphinx) -> None:
