@@ -69,12 +69,12 @@ def test_landing_page_renders(browser, base_url: str) -> None:
     assert problems_in(browser, base_url) == []
 
 
-
 def test_a_search_result_page_highlights_the_words_without_an_error(browser, base_url) -> None:
     """(a result opens with ?highlight=; 'in' and 'mode' are also in furo's icon titles)"""
     browser.get(base_url + "troubleshooting/layers.html?highlight=in+mode+Expected")
     wait_for(browser, "document.querySelectorAll('span.highlighted').length > 0", "highlights")
     assert problems_in(browser, base_url) == []
+
 
 def test_cuda_block_shows_its_badge(browser, base_url: str, site: Path) -> None:
     page = cuda_page(site)
