@@ -6,7 +6,6 @@ from torchsheet_harness.pages.collect import page_sybil
 
 pytest_plugins = [
     "torchsheet_harness.pytest_plugin",
-    "torchsheet_harness.pytest_plugin.file_reads",
     "torchsheet_harness.pytest_plugin.recorder",
     "torchsheet_harness.pytest_plugin.reuse",
     "torchsheet_harness.pytest_plugin.schedule",

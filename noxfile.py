@@ -1,7 +1,8 @@
 """Sessions: docs (build the HTML), docs-tests (run every page and snippet, and the checks that
-depend on the torch version), harness-tests (the harness's own tests, once, on the default
-torch, then gpu-host's check), gpu-host (the CPU torchrun blocks as on a machine with a GPU),
-paste-repls (paste pages at Python 3.13's REPL and IPython), update-outputs (rewrite the outputs
+depend on the torch version; on the default torch, the CPU torchrun blocks as on a machine with
+a GPU), harness-tests (the harness's own tests, once, on the default torch), gpu-host (only the
+CPU torchrun blocks, as on a machine with a GPU),
+paste-repls (paste a page at Python 3.13's REPL and IPython), update-outputs (rewrite the outputs
 of the pages named), gpu, lint, bench. Which test file runs where: its folder, ``tests/sheet/``
 (every torch leg, with the pages) or ``tests/harness/`` (once).
 
@@ -104,21 +105,22 @@ def docs_tests(session: nox.Session, torch: str) -> None:
         leg = f"docs-tests(torch='{torch}')"
         session.skip(f'not the default torch: run this leg with nox -s "{leg}"')
     install(session, "test", torch=TORCH_SPEC if default else f"torch=={torch}")
+    # On the default torch each CPU torchrun block is launched once, as on a GPU host: its
+    # output compared and the machine's default device caught in the same run.
+    gpu_host_check = ("--torchsheet-gpu-host",) if default else ()
     session.run(
-        "pytest", "-n", workers(), "--dist", "loadfile", *SHEET_PATHS, *session.posargs
+        "pytest", "-n", workers(), "--dist", "loadfile", *SHEET_PATHS, *gpu_host_check,
+        *session.posargs,
     )  # fmt: skip
 
 
 @nox.session(name="harness-tests", python=PYTHON)
 def harness_tests(session: nox.Session) -> None:
-    """Run the harness's own tests and the torch-independent checks once, on the default torch;
-    then, without arguments, the GPU-host check (as ``gpu-host``, in the same venv)."""
+    """Run the harness's own tests and the torch-independent checks once, on the default torch."""
     install(session, "test")
     session.run(
         "pytest", "-n", workers(), "--dist", "loadfile", *HARNESS_PATHS, *session.posargs,
     )  # fmt: skip
-    if not session.posargs:
-        run_gpu_host(session)
 
 
 @nox.session(name="gpu-host", python=PYTHON)
@@ -127,34 +129,28 @@ def gpu_host(session: nox.Session) -> None:
 
     A block that leans on the machine's default device (a bare ``init_process_group()``,
     ``init_device_mesh`` without a group, ``fully_shard`` without ``mesh=``) fails with what a
-    GPU host would do. Records no results: the blocks' own run is docs-tests'. ``harness-tests``
-    runs it too.
+    GPU host would do. Records no results; docs-tests' default leg runs its blocks this way.
     """
     install(session, "test")
-    run_gpu_host(session, *session.posargs)
-
-
-def run_gpu_host(session: nox.Session, *args: str) -> None:
-    """The GPU-host check's pytest run, in ``session``'s venv."""
     session.run(
         "pytest", "-n", workers(), "--dist", "loadfile", "-m", CPU_TORCHRUN,
-        "--torchsheet-gpu-host", "--torchsheet-results=", "docs", *args,
+        "--torchsheet-gpu-host", "--torchsheet-results=", *(session.posargs or ["docs"]),
     )  # fmt: skip
 
 
 @nox.session(name="paste-repls", python=PYTHON313)
 def paste_repls(session: nox.Session) -> None:
-    """Paste pages at Python 3.13's default REPL and at IPython (tests/harness/test_paste_repls.py).
+    """Paste a planted page at Python 3.13's default REPL, IPython and the classic prompt
+    (tests/harness/test_paste_repls.py), once per CI.
 
-    Once per CI, on the default torch (PyPI's torch for Python 3.13 is the CUDA build: a few GB
-    the first time, then pip's cache), not in every docs-tests leg, where these tests skip.
+    No torch: the page needs none (PyPI's torch for Python 3.13 is the CUDA build, a few GB).
+    Without the root conftest.py (``--confcutdir``), which loads the page harness and so torch.
     """
-    install(session, "test,repls")
+    install(session, "docs,repls", torch=None)
     session.run(
-        # Records nothing: it runs no page, and a results file of its Python 3.13 would be an
-        # empty row in the site's table of verified environments. Two workers a core: a test
-        # mostly waits for a REPL to draw (on 2 cores, 2 workers 203 s, 4 workers 121 s).
-        "pytest", "-n", workers(per_core=2), "--torchsheet-results=",
+        # Records nothing (no recorder without the root conftest). Two workers a core: a test
+        # mostly waits for a REPL to draw.
+        "pytest", "-n", workers(per_core=2), "--confcutdir=tests",
         "tests/harness/test_paste_repls.py", *session.posargs, env={"TORCHSHEET_PASTE_REPLS": "1"},
     )  # fmt: skip
 

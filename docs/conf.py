@@ -8,7 +8,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from torchsheet_harness.matrix import torch_versions  # noqa: E402
-from torchsheet_harness.sphinx_ext.copy_text import PAGE_SETTINGS  # noqa: E402
+from torchsheet_harness.pages.copy_text import PAGE_SETTINGS  # noqa: E402
 
 project = "torchsheet"
 author = "torchsheet contributors"
@@ -18,12 +18,15 @@ copyright = "2026, torchsheet contributors"
 # declaration that gates its test) and each page's "Verified with torch X" line, which it reads
 # from the results files the test runs write (docs/_build/results/ and the committed
 # docs/_results/, or $TORCHSHEET_RESULTS; see torchsheet_harness/results.py).
-# It also builds the quick reference and the pitfalls page from the blocks marked
-# '% quickref: <section>' and '% pitfall: ...' on the pages.
+# It also builds the quick reference, the pitfalls page and the errors index from the blocks
+# marked '% quickref: <section>', '% pitfall: ...' and '% error: ...' on the pages, and checks
+# that each message the evidence file below places on a page is indexed there (a missing file
+# is not an error).
 extensions = ["myst_parser", "sphinx_copybutton", "torchsheet_harness.sphinx_ext"]
 myst_enable_extensions = ["deflist"]
 # The torch versions the tests run on (noxfile.TORCH_VERSIONS), for docs/verification.md.
 torchsheet_matrix = torch_versions()
+torchsheet_errors_evidence = "../evidence/errors.csv"
 
 exclude_patterns = ["_build", "Thumbs.db", ".DS_Store"]
 html_theme = "furo"
@@ -35,7 +38,7 @@ html_theme_options = {"navigation_with_keys": True}
 
 # The copy button copies code only: no >>> / ... prompts (a bare "..." too) and no output lines,
 # in a form that also pastes at the classic python prompt (torchsheet_harness.sphinx_ext wraps
-# the button's function; see torchsheet_harness/sphinx_ext/copy_text.py). Output blocks (class
+# the button's function; see torchsheet_harness/pages/copy_text.py). Output blocks (class
 # "output") get no button: they are what the code prints, not code to paste.
 copybutton_selector = "div:not(.output) > div.highlight > pre"
 copybutton_prompt_text = PAGE_SETTINGS.prompt

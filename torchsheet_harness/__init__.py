@@ -1,19 +1,2 @@
-"""torchsheet's test harness: turns the MyST pages in docs/ into pytest items, and shows on the
-site what the tests found.
-
-Data flows one way, page → block → example → evaluator → result → site:
-
-- :mod:`.pages`: a page's blocks, each with its identity (:class:`.pages.blocks.BlockInfo`:
-  line, section, requirement, not-run reason), set once by the parser on every region.
-- :mod:`.run`: evaluators, subprocesses that cannot outlive their test, torchrun and Slurm.
-- :mod:`.checks`: the collection audit, the page linter, the self-contained GPU-block rule.
-- :mod:`.pytest_plugin`: markers, skip locations, the summary line, the results recorder, the
-  xdist schedule, slow blocks, page reuse.
-- :mod:`.results`: the results file's format, path and page digest (neither pytest nor Sphinx).
-- :mod:`.environment`: what a run runs on (the results file's key) and its fingerprint;
-  :mod:`.reuse_key`: what a page's recorded pass depends on (``--torchsheet-reuse``).
-- :mod:`.sphinx_ext`: badges, status lines and the page overview on the built site.
-
-:mod:`.locations` names places ('docs/page.md:42') and which files are pages. The site's own
-test support (built site, copy button, planted pages, paste session) lives in tests/.
-"""
+"""torchsheet's test harness: the pages in docs/ as pytest items, and on the site what the tests
+found. Its sides and how data flows through them: MAINTAINING.md, "Where the harness lives"."""

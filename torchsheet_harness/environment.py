@@ -1,12 +1,5 @@
-"""The environment a run runs in: what names its results file, and what else its outputs hang on.
-
-:func:`current` is the part that names the results file (torch, CUDA build, device, Python:
-:func:`..results.environment_key`). :func:`fingerprint` adds what can change an output without
-changing that name: torch's exact build, Python's build and every installed distribution with
-its version (sybil, pytest, numpy, ... and whatever a page imports); ``--torchsheet-reuse``
-re-runs every page when it differs from the one recorded. :func:`gpu_run_refusal` says why an
-environment cannot verify CUDA blocks.
-"""
+"""What a run runs on: :func:`current` names its results file, :func:`fingerprint` adds what else
+can change an output (builds, every installed distribution), for ``--torchsheet-reuse``."""
 
 from __future__ import annotations
 
@@ -42,34 +35,25 @@ def current() -> Environment:
     return Environment(**found, key=environment_key(found))
 
 
-def installed_distributions() -> list[str]:
-    """'name==version' of every distribution on the import path the harness started with."""
-    found = {
-        f"{(dist.metadata['Name'] or '').lower()}=={dist.version}"
-        for dist in metadata.distributions(path=_IMPORT_PATH)
-    }
-    return sorted(found)
-
-
 def fingerprint(environment: Environment) -> str:
     """sha256 of ``environment``, torch's build, Python's build and the installed versions."""
     import torch
 
+    installed = metadata.distributions(path=_IMPORT_PATH)
     parts = {
         "environment": {k: v for k, v in sorted(environment.items()) if k != "key"},
         "torch_build": torch.version.git_version,
         "python_build": [sys.version, platform.python_implementation(), sys.platform],
-        "distributions": installed_distributions(),
+        "distributions": sorted(
+            {f"{(d.metadata['Name'] or '').lower()}=={d.version}" for d in installed}
+        ),
     }
     return hashlib.sha256(json.dumps(parts, sort_keys=True).encode()).hexdigest()
 
 
 def gpu_run_refusal(environment: Environment, outcomes: Counter[str] | None = None) -> str | None:
-    """Why a run meant to test CUDA blocks tested nothing; None when it did.
-
-    ``outcomes``: the selected blocks' outcomes ('passed', 'failed', 'skipped', ...), or None
-    before the run (only the machine is checked then).
-    """
+    """Why a run meant to test CUDA blocks tested nothing, or None; ``outcomes``: the selected
+    blocks' outcomes, or None before the run (only the machine is checked then)."""
     if not environment.get("cuda"):
         return (
             f"torch {environment.get('torch')} is a CPU build: install a CUDA build of torch "
@@ -84,6 +68,5 @@ def gpu_run_refusal(environment: Environment, outcomes: Counter[str] | None = No
         return None
     ran = sum(count for outcome, count in outcomes.items() if outcome != "skipped")
     if not ran:
-        skipped = outcomes.get("skipped", 0)
-        return f"every selected block was skipped ({skipped} skipped, none ran)"
+        return f"every selected block was skipped ({outcomes.get('skipped', 0)} skipped, none ran)"
     return None

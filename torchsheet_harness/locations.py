@@ -24,10 +24,10 @@ def line_at(text: str, offset: int) -> int:
     return text.count("\n", 0, offset) + 1
 
 
-def display_path(path: str | os.PathLike[str]) -> str:
-    """``path`` relative to where the run started, when it lies below it."""
+def display_path(path: str | os.PathLike[str], base: Path = _START_DIR) -> str:
+    """``path`` relative to ``base`` (where the run started), when it lies below it."""
     try:
-        return str(Path(path).resolve().relative_to(_START_DIR.resolve()))
+        return str(Path(path).resolve().relative_to(base.resolve()))
     except ValueError:
         return str(path)
 

@@ -1,9 +1,5 @@
-"""The torch versions the sheet is tested on, read from ``noxfile.TORCH_VERSIONS`` without nox.
-
-The noxfile owns the matrix (its docs-tests legs; CI runs one job per version). The docs build
-needs it too, to say which versions a page should have been verified with, but runs without nox
-installed: the tuple is read from the file's source.
-"""
+"""The torch versions the sheet is tested on, ``noxfile.TORCH_VERSIONS``, read from the file's
+source: the docs build needs them and runs without nox."""
 
 from __future__ import annotations
 

@@ -1,40 +1,6 @@
-"""Results files: what one test environment verified, per page and per block.
-
-The pytest plugin (:mod:`.pytest_plugin.recorder`) writes them through this module and the
-Sphinx extension (:mod:`.sphinx_ext`) reads them through this module, which imports neither.
-
-One file per environment (torch version, CPU or CUDA device, Python), named by
-:func:`environment_key`, e.g. ``torch-2.13.0+cpu-cpu-py3.11.json``. Format (``SCHEMA``,
-checked on read and on write; a file of another schema counts as none)::
-
-    {"schema": 2,
-     "environment": {"key": ..., "torch": "2.13.0+cpu", "cuda": null, "device": "CPU",
-                     "gpus": 0, "python": "3.11.7"},
-     "last_run": {"args": [...], "finished": "2026-01-01 12:00 UTC"},
-     "pages": {"tensors/creating.md": {"sha256": ..., "finished": ..., "errors": 0,
-               "reuse": {...},
-               "blocks": {"12": {"outcome": "passed", "seconds": 0.41},
-                          "40": {"outcome": "skipped", "reason": "needs CUDA, found 0 CUDA GPUs",
-                                 "requires": "CUDA"}}}},
-     "tests": {"tests/harness/test_html.py::test_build": 11.2},
-     "test_files": {"tests/sheet/test_multinode.py": {"finished": ..., "outcome": "passed",
-                                                "reuse": {...}}}}
-
-``seconds``: what a block's examples took (setup, call and teardown summed); ``tests``: the same
-per harness test, which are no blocks; both feed the xdist schedule. ``reuse``: what the page's
-recorded pass depends on, written only by a run that ran the page whole
-(:mod:`.reuse_key`; ``--torchsheet-reuse`` compares it). ``test_files``: the last run of each
-sheet-side test file, and what it read (:mod:`.pytest_plugin.file_reads`).
-
-A block (keyed by the line of its opening fence) is recorded only when every example of it ran,
-so a run that selects part of a page (``-k``, ``-m gpu``) records the blocks it ran and no
-others; a later run of the same environment on the same page source adds to them.
-
-Where a run writes and what the docs build reads: :mod:`.results_paths`.
-
-A page's entry carries the sha256 of the page source that ran (:func:`page_digest`): the build
-drops an entry whose page changed since, so a committed file cannot vouch for an edited page.
-"""
+"""Results files: what one test environment verified, per page and per block. The recorder is
+the only writer, through this module; the site reads through it; neither pytest nor Sphinx is
+imported. The format and the paths: MAINTAINING.md, "Results files"."""
 
 from __future__ import annotations
 
@@ -43,12 +9,14 @@ import json
 import os
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypedDict
 
-SCHEMA = 2
+SCHEMA = 3
 OUTCOMES = ("failed", "errors", "skipped", "passed")  # worst first
+RESULTS_ENV = "TORCHSHEET_RESULTS"
+BUILD_DIR = Path("_build", "results")  # under the docs folder; not committed
+COMMITTED_DIR = Path("_results")  # under the docs folder; committed results files
 
 
 class Environment(TypedDict, total=False):
@@ -63,81 +31,48 @@ class Environment(TypedDict, total=False):
 
 
 class BlockEntry(TypedDict, total=False):
-    outcome: str  # one of OUTCOMES
+    end: int  # the block's last line (its output block's, when it has one)
+    requires: dict[str, Any]  # the Requirement as data; absent for a CPU block
+    not_run: str  # the reason of its '% not-run:' exemption
+    outcome: str  # one of OUTCOMES; absent: this environment did not run it whole
     reason: str  # why it was skipped
-    requires: str  # the requirement label ('CUDA', '2 GPUs'), for a block gated on hardware
-    not_run: bool  # exempted with '% not-run:'
     seconds: float  # the block's examples, setup to teardown
 
 
 class PageEntry(TypedDict, total=False):
-    sha256: str | None  # of the page source that ran
+    sha256: str  # of the page source that ran
+    reuse: str  # the inputs of a whole-page pass (:mod:`.reuse_key`)
     finished: str
     errors: int  # collection errors: the page could not be turned into examples
-    blocks: dict[str, BlockEntry]  # the line of the block's opening fence -> its result
-    reuse: dict[str, Any]  # the inputs of a whole-page run (:mod:`.reuse_key`)
+    blocks: dict[str, BlockEntry]  # the line of the block's opening fence -> its entry
 
 
-class _Required(TypedDict):
+class Results(TypedDict, total=False):
     schema: int
     environment: Environment
     last_run: dict[str, Any]
     pages: dict[str, PageEntry]
+    test_files: dict[str, dict[str, str]]  # sheet test file -> its pass's reuse digest and date
 
 
-class Results(_Required, total=False):
-    tests: dict[str, float]  # harness test node id -> seconds
-    test_files: dict[str, dict[str, Any]]  # sheet test file -> its pass (``.file_reads``)
+def page_digest(text: str) -> str:
+    """The sha256 of a page's source text (as read, universal newlines), as ``sha256`` holds."""
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
-@dataclass(frozen=True)
-class Outcome:
-    """One report about a block: passed, failed, errors or skipped (with why)."""
+def current_pages(data: Results, docs: Path) -> dict[str, PageEntry]:
+    """The page entries of ``data`` recorded on the source each page under ``docs`` has now."""
+    found = {}
+    for page, entry in data["pages"].items():
+        source = docs / page
+        if source.is_file() and entry.get("sha256") == page_digest(source.read_text("utf-8")):
+            found[page] = entry
+    return found
 
-    outcome: str
-    reason: str = ""
-    requires: str = ""  # the requirement label, for a block gated on hardware
-    not_run: bool = False  # exempted with '% not-run:'
-    seconds: float | None = None  # the whole block's, once known
 
-
-def block_outcome(outcomes: Iterable[Outcome]) -> Outcome | None:
+def worst(outcomes: Iterable[str]) -> str | None:
     """A block's outcome: the worst of its examples' (a block holds many >>> lines)."""
-    return min(outcomes, key=lambda result: OUTCOMES.index(result.outcome), default=None)
-
-
-def block_entry(outcome: Outcome) -> BlockEntry:
-    entry = BlockEntry(outcome=outcome.outcome)
-    if outcome.outcome == "skipped":
-        entry["reason"] = outcome.reason
-        if outcome.not_run:
-            entry["not_run"] = True
-        elif outcome.requires:
-            entry["requires"] = outcome.requires
-    if outcome.seconds is not None:
-        entry["seconds"] = round(outcome.seconds, 3)
-    return entry
-
-
-def page_entry(
-    blocks: dict[int, Outcome], digest: str | None, finished: str, errors: int = 0
-) -> PageEntry:
-    """The entry of a page whose blocks (by line) ended as ``blocks``; ``errors``: collection."""
-    return PageEntry(
-        sha256=digest,
-        finished=finished,
-        errors=errors,
-        blocks={str(line): block_entry(blocks[line]) for line in sorted(blocks)},
-    )
-
-
-def page_digest(path: str | os.PathLike[str]) -> str:
-    """The sha256 of a page's source, as the results file records it."""
-    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
-
-
-# ---------------------------------------------------------------------------------------------
-# Environments
+    return min(outcomes, key=OUTCOMES.index, default=None)
 
 
 def environment_key(environment: Environment) -> str:
@@ -163,13 +98,30 @@ def describe_torch(environment: Environment) -> str:
     return version.removesuffix("+cpu") if not environment.get("gpus") else version
 
 
-def describe(environment: Environment) -> str:
-    """'torch 2.13.0 on CPU', 'torch 2.11.0+cu130 on NVIDIA H200'."""
-    return f"torch {describe_torch(environment)} on {describe_device(environment)}"
+def output_path(
+    option: str | None, *, docs: Path, environment: Environment, option_base: Path | None = None
+) -> Path | None:
+    """The file a run in ``environment`` writes; None: none."""
+    if option is not None:
+        value: Path | None = Path(option_base or Path.cwd(), option) if option else None
+    elif (env := os.environ.get(RESULTS_ENV)) is not None:
+        value = Path(env).absolute() if env else None
+    else:
+        value = docs / BUILD_DIR
+    if value is None or value.suffix == ".json":
+        return value
+    return value / f"{environment_key(environment)}.json"
 
 
-# ---------------------------------------------------------------------------------------------
-# Reading and writing
+def input_paths(option: str | None, *, docs: Path, option_base: Path | None = None) -> list[Path]:
+    """The files and folders the docs build reads."""
+    if option is not None:
+        base = option_base or Path.cwd()
+        return [Path(base, part) for part in option.split(os.pathsep) if part]
+    env = os.environ.get(RESULTS_ENV)
+    if env is not None:
+        return [Path(part).absolute() for part in env.split(os.pathsep) if part]
+    return [docs / BUILD_DIR, docs / COMMITTED_DIR]
 
 
 def read_results(path: Path | None) -> Results | None:
@@ -198,12 +150,14 @@ def read_all(paths: Iterable[Path]) -> list[Results]:
 
 
 def merge_page(previous: PageEntry | None, new: PageEntry) -> PageEntry:
-    """``new`` added to ``previous`` when both ran the same page source; else ``new`` alone."""
+    """``new`` over ``previous`` of the same page source (a block not run keeps its outcome)."""
     if previous is None or previous.get("sha256") != new.get("sha256"):
         return new
-    blocks = {**previous.get("blocks", {}), **new.get("blocks", {})}
-    merged = PageEntry(**{**previous, **new})
-    merged["blocks"] = dict(sorted(blocks.items(), key=lambda item: int(item[0])))
+    blocks = dict(new.get("blocks", {}))
+    for line, entry in previous.get("blocks", {}).items():
+        if "outcome" not in blocks.get(line, {}) and "outcome" in entry:
+            blocks[line] = entry
+    merged = PageEntry(**{**previous, **new, "blocks": blocks})
     if "reuse" not in new:  # a partial run: the blocks no longer all ran with one set of inputs
         merged.pop("reuse", None)
     return merged
@@ -214,27 +168,21 @@ def write_results(
     environment: Environment,
     pages: dict[str, PageEntry],
     run: dict[str, Any],
-    tests: dict[str, float] | None = None,
-    test_files: dict[str, dict[str, Any]] | None = None,
+    test_files: dict[str, dict[str, str]] | None = None,
 ) -> None:
-    """Merge ``pages``, ``tests`` and ``test_files`` into the file at ``path``, atomically.
-
-    A file of another environment at ``path`` is replaced, never mixed with this one.
-    """
+    """Merge ``pages`` and ``test_files`` into the file at ``path``, atomically (replacing another
+    environment's file, never mixing)."""
     environment = Environment(**{**environment, "key": environment_key(environment)})
     previous = read_results(path)
     if previous is None or previous["environment"].get("key") != environment["key"]:
-        previous = None
-    previous_pages = previous["pages"] if previous else {}
-    merged = dict(previous_pages)
+        previous = Results()
+    merged = dict(previous.get("pages", {}))
     for page, entry in pages.items():
-        merged[page] = merge_page(previous_pages.get(page), entry)
+        merged[page] = merge_page(merged.get(page), entry)
     data = Results(
         schema=SCHEMA, environment=environment, last_run=run, pages=dict(sorted(merged.items()))
     )
-    if recorded_tests := {**(previous or {}).get("tests", {}), **(tests or {})}:
-        data["tests"] = dict(sorted(recorded_tests.items()))
-    if recorded_files := {**(previous or {}).get("test_files", {}), **(test_files or {})}:
+    if recorded_files := {**previous.get("test_files", {}), **(test_files or {})}:
         data["test_files"] = dict(sorted(recorded_files.items()))
     path.parent.mkdir(parents=True, exist_ok=True)
     temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")

@@ -1,19 +1,15 @@
-"""Error and warning markers: the errors index, and the two ways an entry can drift.
-
-A ``% error: <message>`` marker is checked by the build against the output its block shows (a
-marker whose block does not show the message fails the build naming page:line), and the block's
-shown output is checked by the test suite against what the code raised (a block that stops
-raising fails its test naming page:line). Both are planted here.
-"""
-
-from __future__ import annotations
+"""Error and warning markers: the errors index, the evidence file, and a marker its block does not
+show (a problem naming page:line, at collection; a block that no longer raises it fails its test:
+test_harness_faults.py's drifted.md)."""
 
 import re
-import subprocess
 from pathlib import Path
 
-import sheet_site
-from planted import run_pytest, write_project
+from sheet_site import build, two_pages
+from test_sheet_markers import marked
+
+from torchsheet_harness.pages.markers import page_marker_problems
+from torchsheet_harness.pages.messages import raised_class
 
 PAGE = """\
 # Errors page
@@ -23,6 +19,7 @@ What it is for.
 ## Zero division
 
 % error: division by zero
+% alias: float division by zero | Python 2
 ```python
 >>> 1 / 0
 Traceback (most recent call last):
@@ -54,78 +51,76 @@ rank 0: ValueError: invalid literal for int() with base 10: 'x'
 ...     warnings.simplefilter("always")
 ...     warnings.warn("this is the warning")
 ...
->>> print(caught[0].message)
-this is the warning
+>>> print(f"{caught[0].category.__name__}: {caught[0].message}")
+UserWarning: this is the warning
 ```
+"""
+ZERO = (
+    ">>> 1 / 0\nTraceback (most recent call last):\n    ...\nZeroDivisionError: division by zero\n"
+)
+SCRIPT = "ValueError: invalid literal for int() with base 10: 'x'\n"
+
+
+def test_a_marker_whose_block_does_not_show_it_is_a_problem() -> None:
+    blocks = [
+        marked(6, "% error: division by nothing", code=ZERO),
+        marked(
+            10, "% error: this is printed", code=">>> print('this is printed')\nthis is printed\n"
+        ),
+        marked(14, "% warning: not printed", code=">>> 1 + 1\n2\n"),
+        marked(18, "% error: invalid literal", code="int('x')\n", output=SCRIPT),
+        marked(22, "% error:", code=ZERO),
+    ]
+    assert page_marker_problems("docs/p.md", blocks) == [
+        "docs/p.md:5: '% error: division by nothing': the message is not in the exception it "
+        "shows (found: ZeroDivisionError: division by zero)",
+        "docs/p.md:9: '% error: this is printed': the block after it raises nothing: show the "
+        "exception as a doctest ('Traceback (most recent call last):', then the exception "
+        "line), or the output block of a script",
+        "docs/p.md:13: '% warning: not printed': the message is not in the output it shows "
+        "(found: 2)",
+        "docs/p.md:21: write '% error: <the message as torch prints it>'",
+    ]
+    assert raised_class("error", "division  by zero", ZERO, None) == "ZeroDivisionError"
+    assert raised_class("error", "invalid literal", "int('x')\n", SCRIPT) == "ValueError"
+
+
+EVIDENCE = """\
+rank,count,message,area,cpu,sources,page,marker,aliases,why_not
+1,90,division by zero,math,yes,so,docs/page.md,division by zero,,
+2,80,old one,math,yes,so,page.md,float division by zero,,
+3,70,not on the page,math,yes,so,docs/page.md,a message nobody marked,,
+4,60,no page yet,math,no,so,,,,needs a GPU
+5,50,a page that is not,math,yes,so,docs/gone.md,division by zero,,
 """
 
 
-def build(tmp_path: Path, page_text: str) -> subprocess.CompletedProcess:
-    """The errors index and ``page_text``, built with -W (tests/support/sheet_site.py)."""
-    return sheet_site.build(tmp_path, page_text, index_body="```{errors}\n```")
-
-
-def test_the_index_lists_each_message_sorted_with_its_class_and_section(tmp_path: Path) -> None:
-    finished = build(tmp_path, PAGE)
-    assert finished.returncode == 0, finished.stderr
-    html = (tmp_path / "html" / "index.html").read_text(encoding="utf-8")
-    rows = re.findall(r'<tr class="ts-error[^>]*>(.*?)</tr>', html)
-    messages = [re.search(r"<code>(.*?)</code>", row)[1] for row in rows]
-    assert messages == [
+def test_the_index_groups_messages_by_area_and_the_evidence_file_holds_pages_to_markers(
+    tmp_path: Path,
+) -> None:
+    (tmp_path / "evidence").mkdir()
+    pages = two_pages("{errors-count}`messages` indexed.\n\n```{errors}\n```", PAGE)
+    conf = "torchsheet_errors_evidence = '../evidence/errors.csv'\n"
+    site = build(tmp_path, pages, conf)
+    assert site.warnings == ""  # no evidence file: nothing to hold the pages to
+    text = site.html()
+    assert "3 messages indexed." in text
+    area = re.search(r'<section class="ts-errors-area" id="errors-errors-page">(.*?)</section>',
+                     text, re.S)[1]  # fmt: skip
+    assert "<h2>Errors page (3)" in area
+    rows = re.findall(r'<tr class="ts-error[^>]*>(.*?)</tr>', area, re.S)
+    shown = [re.sub(r"<[^>]+>", "", re.search(r"<code.*?</code>", row, re.S)[0]) for row in rows]
+    assert shown == [
         "ZeroDivisionError: division by zero",
         "ValueError: invalid literal for int() with base 10",
-        "this is the warning",
+        "UserWarning: this is the warning",
     ]
-    assert 'href="page.html#zero-division"' in rows[0]
-    assert "Errors page › A script that prints what it caught" in rows[1]
+    assert 'href="page.html#zero-division"' in rows[0] and "Zero division</a>" in rows[0]
+    assert "Older wording: float division by zero (Python 2)" in re.sub(r"<[^>]+>", "", rows[0])
     assert "(warning)" in rows[2]
-
-
-def test_a_marker_whose_block_does_not_show_it_fails_the_build(tmp_path: Path) -> None:
-    page = PAGE.replace("% error: division by zero", "% error: division by nothing")
-    page = page.replace("% warning: this is the warning", "% error: this is the warning")
-    page += "\n## Not raising\n\n% error: anything\n```python\n>>> 1 + 1\n2\n```\n"
-    page += "\n## Not run\n\n% error: anything\n% not-run: shown only\n```bash\nls\n```\n"
-    page += "\n## Empty\n\n% error:\n```python\n>>> 1 + 1\n2\n```\n"
-    finished = build(tmp_path, page)
-    assert finished.returncode != 0
-    lines = page.splitlines()
-    at = {text: lines.index(text, 0) + 1 for text in ("% error: division by nothing",)}
-    assert (
-        f"page.md:{at['% error: division by nothing']}: '% error: division by nothing': the "
-        "message is not in the exception it shows (found: ZeroDivisionError: division by zero)"
-    ) in finished.stderr
-    warning_line = lines.index("% error: this is the warning") + 1
-    assert f"page.md:{warning_line}: '% error: this is the warning': the block after it " in (
-        finished.stderr
-    )
-    assert "raises nothing" in finished.stderr
-    not_raising = lines.index("## Not raising") + 3
-    assert f"page.md:{not_raising}: '% error: anything': the block after it raises nothing" in (
-        finished.stderr
-    )
-    not_run = lines.index("## Not run") + 3
-    assert f"page.md:{not_run}: '% error:' must be directly followed by an executed block" in (
-        finished.stderr
-    )
-    empty = lines.index("## Empty") + 3
-    assert f"page.md:{empty}: write '% error: <the message as torch prints it>'" in (
-        finished.stderr
-    )
-
-
-def test_a_block_that_no_longer_raises_its_message_fails_its_test(tmp_path: Path) -> None:
-    drifted = PAGE.replace(">>> 1 / 0", ">>> 1 / 2")
-    write_project(tmp_path, {"page.md": drifted})
-    result = run_pytest(tmp_path, "-n", "0", "docs/page.md")
-    out = result.stdout + result.stderr
-    assert result.returncode == 1, out
-    line = drifted.splitlines().index(">>> 1 / 2") + 1
-    assert f"page.md:{line}" in out and "ZeroDivisionError: division by zero" in out, out
-    assert "1 failed" in out, out
-
-
-def test_the_marked_page_passes_as_it_is(tmp_path: Path) -> None:
-    write_project(tmp_path, {"page.md": PAGE})
-    result = run_pytest(tmp_path, "-n", "0", "docs/page.md")
-    assert result.returncode == 0, result.stdout + result.stderr
+    (tmp_path / "evidence" / "errors.csv").write_text(EVIDENCE)
+    warnings = build(tmp_path, pages, conf).warnings
+    assert "evidence/errors.csv:4: no '% error:', '% warning:' or '% alias:' marker on " in warnings
+    assert "has the text 'a message nobody marked'" in warnings
+    assert "evidence/errors.csv:6: page 'docs/gone.md' is not a page of the site" in warnings
+    assert len(re.findall(r"evidence/errors\.csv:\d+", warnings)) == 2

@@ -1,16 +1,8 @@
 """GPU-host mode: a CPU torchrun block that leans on the machine's default device fails with
 what a GPU host would do, at its page line; one that names its backend and device passes.
+One run in the mode over a page per pattern the review found, a right page and two misplaced
+exemptions; a run without the mode shows the wrong pages pass there."""
 
-One planted project holds a page per pattern the review found (a bare ``init_process_group()``,
-``init_device_mesh("cpu")`` relied on for gloo, ``fully_shard`` without ``mesh=``, the snippet
-that falls back to gloo on a host with fewer GPUs than ranks but still shards without a mesh),
-and one correct page; a single pytest run in GPU-host mode checks them all, and a run without
-the mode shows that the wrong pages pass there: the mode is what catches them.
-"""
-
-from __future__ import annotations
-
-import re
 from pathlib import Path
 
 import pytest
@@ -77,67 +69,53 @@ PAGES = {
         "gloo torch.Size([1, 4])\ngloo torch.Size([1, 4])\n",
     ),
 }
-WRONG = {  # page: (line of the block, line that leans on the default, what the check says)
-    "bare_init.md": (3, 9, NCCL_ONLY),
-    "mesh_for_gloo.md": (3, 9, NCCL_ONLY),
-    "shard_no_mesh.md": (3, 13, CUDA_MESH),
-    "fallback.md": (3, 13, CUDA_MESH),
+PAGES["plain.md"] = "# Plain\n\n% gpu-host: a reason\n```python\nx = 1\n```\n"
+PAGES["no_reason.md"] = page("No reason", "pass\n").replace("```{", "% gpu-host:\n```{")
+#: page: what its run prints (a wrong page: its block's line, then the line leaning on a default)
+WRONG = {"bare_init.md": (9, NCCL_ONLY), "mesh_for_gloo.md": (9, NCCL_ONLY)}
+WRONG |= {"shard_no_mesh.md": (13, CUDA_MESH), "fallback.md": (13, CUDA_MESH)}
+REPORTS = {
+    **{
+        page: f"*docs/{page}:3: GPU-host check at docs/{page}:{line}: *{says}*"
+        for page, (line, says) in WRONG.items()
+    },
+    "named.md": "PASSED docs/named.md*",
+    # The exempted block runs as without the mode, its output compared: once, in the same run.
+    "shown_on_purpose.md": "PASSED docs/shown_on_purpose.md*",
+    "plain.md": "*docs/plain.md:4: '% gpu-host:' exempts a CPU torchrun block only*",
+    "no_reason.md": "*docs/no_reason.md:3: write '% gpu-host: <why it shows the default device>'*",
 }
 
 
 @pytest.fixture(scope="module")
 def project(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    root = tmp_path_factory.mktemp("gpu-host")
-    write_project(root, PAGES)
-    return root
+    return write_project(tmp_path_factory.mktemp("gpu-host"), PAGES).parent
 
 
-def failures(output: str) -> dict[str, str]:
-    """Each failed page (pytest's short summary) with the first message line naming it."""
-    failed = set(re.findall(r"^FAILED docs/(\S+\.md)::", output, re.MULTILINE))
-    found = {}
-    for match in re.finditer(r"^(?:E\s+)?(docs/(\S+\.md):\d+: .*)$", output, re.MULTILINE):
-        if match[2] in failed:
-            found.setdefault(match[2], match[1])
-    return {page: found.get(page, "") for page in failed}
+@pytest.fixture(scope="module")
+def run(project: Path) -> pytest.RunResult:
+    return run_pytest(
+        project, "-n", "0", "--continue-on-collection-errors", "--torchsheet-gpu-host"
+    )
 
 
-def test_each_pattern_fails_at_its_line_and_the_named_page_passes(project: Path) -> None:
-    result = run_pytest(project, "-n", "0", "--torchsheet-gpu-host", "docs")
-    output = result.stdout + result.stderr
-    assert result.returncode == 1, output
-    failed = failures(output)
-    assert set(failed) == set(WRONG), output
-    for page, (block, line, says) in WRONG.items():
-        expected = f"docs/{page}:{block}: GPU-host check at docs/{page}:{line}: "
-        assert failed[page].startswith(expected), (page, failed[page])
-        assert says in failed[page], (page, failed[page])
-    assert re.search(r"PASSED docs/named\.md", output), output
-    assert "SKIPPED [1] docs/shown_on_purpose.md:2: not run in GPU-host mode: shows the " in output
+@pytest.mark.parametrize("page", REPORTS)
+def test_each_pattern_fails_at_its_line_and_the_named_page_passes(run, page: str) -> None:
+    run.stdout.fnmatch_lines([REPORTS[page]])
+
+
+def test_nothing_else_fails(run: pytest.RunResult) -> None:
+    run.assert_outcomes(passed=2, failed=4, errors=2)
 
 
 def test_without_the_mode_the_wrong_pages_pass_on_cpu(project: Path) -> None:
-    pages = ["docs/mesh_for_gloo.md", "docs/shard_no_mesh.md", "docs/fallback.md"]
-    result = run_pytest(project, "-n", "0", *pages, "docs/shown_on_purpose.md")
-    assert result.returncode == 0, result.stdout + result.stderr
-    assert result.stdout.count("PASSED") == 4, result.stdout
-
-
-def test_an_exemption_stands_before_a_cpu_torchrun_block_and_says_why(tmp_path: Path) -> None:
-    pages = {
-        "plain.md": "# Plain\n\n% gpu-host: a reason\n```python\nx = 1\n```\n",
-        "no_reason.md": page("No reason", "pass\n").replace("```{", "% gpu-host:\n```{"),
-    }
-    write_project(tmp_path, pages)
-    result = run_pytest(tmp_path, "-n", "0", "--continue-on-collection-errors", "docs")
-    output = result.stdout + result.stderr
-    assert result.returncode != 0, output
-    assert "docs/plain.md:4: '% gpu-host:' exempts a CPU torchrun block only" in output
-    assert "docs/no_reason.md:4: '% gpu-host:' needs a reason after the colon" in output
+    pages = ["mesh_for_gloo.md", "shard_no_mesh.md", "fallback.md", "shown_on_purpose.md"]
+    run_pytest(project, "-n", "0", *(f"docs/{page}" for page in pages)).assert_outcomes(passed=4)
 
 
 def test_launch_env_puts_the_check_first_only_for_cpu_blocks(monkeypatch) -> None:
     monkeypatch.setenv("PYTHONPATH", "/elsewhere")
+    monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "2,3")
     monkeypatch.setenv(gpu_host.GPU_HOST_ENV, "1")
     cpu = launch_env(0)
     assert cpu["PYTHONPATH"].split(":") == [str(gpu_host.SITE_DIR), "/elsewhere"]
@@ -145,12 +123,7 @@ def test_launch_env_puts_the_check_first_only_for_cpu_blocks(monkeypatch) -> Non
     assert launch_env(2)["PYTHONPATH"] == "/elsewhere"  # a GPU block runs as declared
     monkeypatch.delenv(gpu_host.GPU_HOST_ENV)
     assert launch_env(0)["PYTHONPATH"] == "/elsewhere"
-
-
-def test_gpus_visible_keeps_the_runners_devices(monkeypatch) -> None:
-    monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "2,3")
-    assert launch_env(0)["CUDA_VISIBLE_DEVICES"] == ""
-    monkeypatch.setenv(gpu_host.GPUS_VISIBLE_ENV, "1")
+    monkeypatch.setenv(gpu_host.GPUS_VISIBLE_ENV, "1")  # the runner's devices kept
     assert launch_env(0)["CUDA_VISIBLE_DEVICES"] == "2,3"
 
 

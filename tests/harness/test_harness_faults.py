@@ -1,190 +1,186 @@
-"""Plant faults in temporary pages and check the harness catches each, naming page and line.
+"""Faults planted in pages (:data:`PAGES`), each reported by ``pytest`` at its page and line, in
+one run over every page (a collection error does not stop the others); ``--tb=long`` needs a run
+of its own. In-process (``pytester``): what collection alone decides."""
 
-One pytest run over all planted pages: what only a run shows (report lines, a collection
-error, a timeout, skips). Parser faults alone are checked in-process in test_page_parser.py.
-"""
-
-from __future__ import annotations
-
-import re
-import textwrap
-from pathlib import Path
+import subprocess
+import sys
 
 import pytest
 from planted import run_pytest, write_project
+from test_error_markers import PAGE as ERRORS
 
-from torchsheet_harness.checks.audit import audit_docs
+FRESH_NAMES = subprocess.run(
+    [sys.executable, "-q", "-i"], input="print(sorted(globals()))", text=True, capture_output=True
+).stdout
+SECTIONS = """# Sections
 
+## Making data
+
+```python
+data = [1, 2, 3]
+```
+
+## Summing it
+
+```python
+>>> sum(data)
+6
+```
+
+## Broken on purpose
+
+```python
+data = None
+data.append(1)
+```
+
+## Using it after the break
+
+```python
+>>> data
+```
+"""
+#: page: (its text, what the run prints of it, in the order it prints it)
 PAGES = {
-    "wrong_output.md": """
-        # Wrong output
-
-        ```python
-        >>> import torch
-        >>> torch.tensor([1.5, 2.0]).sum()
-        tensor(3.4000)
-        ```
-        """,
-    "raising.md": """
-        # Raising
-
-        ```python
-        x = 1
-        raise ValueError("planted failure")
-        ```
-        """,
-    "misspelled.md": """
-        # Misspelled requirement
-
-        ```{code-block} python
-        :class: needs-gpu3
-        x = 1
-        ```
-        """,
-    "gpu_block.md": """
-        # GPU blocks on a CPU machine
-
-        ```{code-block} python
-        :class: needs-gpus-64
-        raise AssertionError("a GPU block must not run where its hardware is missing")
-        ```
-        """,
-    "passing.md": """
-        # A page that passes
-
-        ```python
-        >>> 1 + 1
-        2
-        ```
-
-        ```python
-        print(sum(range(4)))
-        ```
-
-        ```{code-block} text
-        :class: output
-        6
-        ```
-
-        % not-run: a shell command shown for reference
-        ```bash
-        echo hi
-        ```
-        """,
-    "hanging.md": """
-        # Hanging
-
-        ```python
-        import time
-        time.sleep(600)
-        ```
-        """,
-}
-
-
-def line_of(page: str, needle: str) -> int:
-    """1-based line of the fence opening the block that contains ``needle``."""
-    lines = textwrap.dedent(PAGES[page]).lstrip("\n").splitlines()
-    index = next(i for i, line in enumerate(lines) if needle in line)
-    while not lines[index].startswith("```"):
-        index -= 1
-    return index + 1
-
-
-def line_containing(page: str, needle: str) -> int:
-    lines = textwrap.dedent(PAGES[page]).lstrip("\n").splitlines()
-    return next(i for i, line in enumerate(lines) if needle in line) + 1
+    "wrong.md": (
+        '# A tensor\n\n```python\n>>> import torch\n>>> torch.tensor([1.5, 2.0]).sum()\n'
+        "tensor(3.4000)\n```\n",
+        ["Expected:", "    tensor(3.4000)", "Got:", "    tensor(3.5000)",
+         "FAILED docs/wrong.md::line:5,*"],
+    ),
+    "raising.md": (
+        "# Raising\n\n```python\nimport torch\n\nx = torch.ones(3)\n"
+        'torch.einsum("ij,jk->ik", x, x)\n```\n',
+        ["docs/raising.md:7: RuntimeError: einsum(): the number of subscripts*",
+         '    torch.einsum("ij,jk->ik", x, x)',
+         "(in the block at docs/raising.md:3; the full traceback: --tb=long)"],
+    ),
+    "misspelled.md": (
+        "# Requirement\n\n```{code-block} python\n:class: needs-gpu3\nx = 1\n```\n\n"
+        "% quickref: Creation | 4\n```python\n>>> x = 1\n```\n",
+        ["*RequirementError: docs/misspelled.md:3: unknown requirement 'needs-gpu3'; known:*",
+         "*docs/misspelled.md:8: line 4 of the block is not the start of a statement*",
+         "ERROR docs/misspelled.md*"],
+    ),
+    "gpu_block.md": (
+        "# GPU blocks on a CPU machine\n\n```{code-block} python\n:class: needs-gpus-64\n"
+        '>>> import torch\n>>> x = torch.ones(2, device="cuda")\n'
+        '>>> raise AssertionError("a GPU block must not run where its hardware is missing")\n```\n',
+        ["SKIPPED [[]3] docs/gpu_block.md:3: needs 64 CUDA GPUs, found *"],
+    ),
+    "hanging.md": (
+        "# Hanging\n\n```python\nimport time\ntime.sleep(600)\n```\n",
+        ["docs/hanging.md:5: Failed: Timeout (>4.0s) from pytest-timeout."],
+    ),
+    "sections.md": (
+        SECTIONS,
+        ["docs/sections.md:26 (section 'using-it-after-the-break') needs the blocks before it, "
+         "which this run did not select; running them for it, docs/sections.md:18 (section "
+         "'broken-on-purpose') failed:",
+         "AttributeError: 'NoneType' object has no attribute 'append'",
+         "PASSED docs/sections.md::line:12,column:1[summing-it]"],
+    ),
+    "unseeded.md": (  # random.random() after random.seed(0): the harness must not seed it
+        "# Unseeded\n\n```python\n>>> import random\n>>> random.random()\n"
+        "0.8444218515250481\n```\n",
+        ["FAILED docs/unseeded.md::line:5,*"],
+    ),
+    "fresh_names.md": (
+        f"# What a fresh prompt defines\n\n```python\n>>> sorted(globals())\n{FRESH_NAMES}```\n",
+        ["PASSED docs/fresh_names.md::line:4,*"],
+    ),
+    "echoes.md": (
+        "# A value the prompt echoes\n\n```python\nvalues = [3, 1, 2]\nsorted(values)\n```\n",
+        ["docs/echoes.md:3: the block printed output but the page shows none (a value the "
+         "prompt echoes counts)*", "[1, 2, 3]"],
+    ),
+    "drifted.md": (  # an error entry whose block no longer raises its message
+        ERRORS.replace(">>> 1 / 0", ">>> 1 / 2"),
+        ["*ZeroDivisionError: division by zero", "FAILED docs/drifted.md::line:10,*"],
+    ),
+    "exits.md": (
+        "# Ending the interpreter\n\n```python\n>>> raise SystemExit(3)\n```\n\n```python\n"
+        "import sys\nsys.exit()\n```\n",
+        ["docs/exits.md:4: the block ends the interpreter (SystemExit: 3)*",
+         "docs/exits.md:9: the block ends the interpreter (SystemExit: )*"],
+    ),
+}  # fmt: skip
 
 
 @pytest.fixture(scope="module")
-def fault_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[int, str]:
-    """One pytest run over all planted pages (collection errors do not stop the others)."""
+def run(tmp_path_factory: pytest.TempPathFactory) -> pytest.RunResult:
+    """One run over every page (sections.md: two of its examples, chosen by node id)."""
     root = tmp_path_factory.mktemp("faults")
-    write_project(root, PAGES)
-    result = run_pytest(root, "--continue-on-collection-errors", "--timeout", "6")
-    return result.returncode, result.stdout + result.stderr
+    write_project(root, {name: text for name, (text, _) in PAGES.items()})
+    pages = [f"docs/{name}" for name in PAGES if name != "sections.md"]
+    sections = [f"docs/sections.md::line:{line},column:1" for line in (12, 26)]
+    timeout = ("-o", "torchsheet_block_timeout=4")
+    return run_pytest(root, "--continue-on-collection-errors", *timeout, *pages, *sections)
 
 
-def test_a_wrong_output_fails_with_expected_and_got(fault_run):
-    _, out = fault_run
-    line = line_containing("wrong_output.md", "tensor([1.5, 2.0]).sum()")
-    assert f"FAILED docs/wrong_output.md::line:{line}," in out
-    assert re.search(r"Expected:\s+tensor\(3.4000\)\s+Got:\s+tensor\(3.5000\)", out)
+@pytest.mark.parametrize("page", PAGES)
+def test_each_fault_is_reported_at_its_page_and_line(run: pytest.RunResult, page: str) -> None:
+    run.stdout.fnmatch_lines(PAGES[page][1])
 
 
-def test_a_raising_block_fails_at_its_page_line(fault_run):
-    _, out = fault_run
-    assert "FAILED docs/raising.md::line:" in out
-    raise_line = line_containing("raising.md", "raise ValueError")
-    assert f"docs/raising.md:{raise_line}: ValueError" in out
-    assert "ValueError: planted failure" in out
+def test_only_the_right_examples_pass(run: pytest.RunResult) -> None:
+    run.assert_outcomes(passed=8, failed=8, skipped=3, errors=2)
+    run.stdout.no_fnmatch_line("PASSED docs/gpu_block.md*")
 
 
-def test_a_misspelled_requirement_is_a_collection_error(fault_run):
-    _, out = fault_run
-    line = line_of("misspelled.md", "needs-gpu3")
-    assert f"docs/misspelled.md:{line}: unknown requirement 'needs-gpu3'; known:" in out
-    assert "ERROR docs/misspelled.md" in out
+def test_a_raising_block_shows_neither_the_page_nor_torchs_source(run: pytest.RunResult) -> None:
+    failures = run.stdout.str().split("= FAILURES =")[1].split("= PASSES =")[0]
+    raising = failures.split(" raising.md line=3 column=1 ")[1].split("\n___")[0]
+    assert "x = torch.ones(3)" not in raising and "Sums the product" not in raising, raising
+    assert len(raising.splitlines()) < 10, raising
 
 
-def test_a_gpu_block_on_a_cpu_machine_is_skipped_with_its_reason(fault_run):
-    _, out = fault_run
-    line = line_of("gpu_block.md", "needs-gpus-64")
-    assert re.search(rf"SKIPPED \[1\] docs/gpu_block.md:{line}: needs 64 CUDA GPUs, found \d+", out)
-    assert "PASSED docs/gpu_block.md" not in out
+def test_tb_long_shows_the_whole_traceback(tmp_path) -> None:
+    write_project(tmp_path, {"raising.md": PAGES["raising.md"][0]})
+    run_pytest(tmp_path, "--tb=long").stdout.fnmatch_lines(
+        ["*x = torch.ones(3)", "*functional.py*"]
+    )
 
 
-def test_a_hanging_block_fails_at_the_timeout_naming_its_page(fault_run):
-    _, out = fault_run
-    assert "FAILED docs/hanging.md::line:" in out
-    assert "Timeout" in out
+@pytest.fixture
+def project(pytester: pytest.Pytester) -> pytest.Pytester:
+    write_project(pytester.path, {"sections.md": SECTIONS, "blocks.md": BLOCKS})
+    return pytester
 
 
-def test_a_good_page_passes_and_its_exemption_is_reported(fault_run):
-    returncode, out = fault_run
-    for line in (line_containing("passing.md", ">>> 1 + 1"), line_of("passing.md", "sum(range")):
-        assert f"PASSED docs/passing.md::line:{line}," in out
-    skip_line = line_of("passing.md", "echo hi")
-    assert f"docs/passing.md:{skip_line}: not run: a shell command shown for reference" in out
-    assert returncode == pytest.ExitCode.TESTS_FAILED
+BLOCKS = """# Blocks
+
+```python
+import time
+```
+
+```{code-block} python
+:class: needs-torchrun-2
+print("launched")
+```
+
+```{code-block} text
+:class: output
+launched
+launched
+```
+"""
 
 
-def test_the_audit_names_every_block_sybil_would_ignore(tmp_path: Path):
-    docs = tmp_path / "docs"
-    docs.mkdir()
-    page = """\
-        # Ignored blocks
+def test_k_with_a_section_slug_selects_that_section(project: pytest.Pytester) -> None:
+    for selection in (
+        ["-k", "Summing", "docs/sections.md"],
+        ["docs/sections.md::line:12,column:1"],
+    ):
+        result = project.runpytest_inprocess("--collect-only", "-q", *selection)
+        ids = [line for line in result.outlines if "::" in line]
+        assert ids == ["docs/sections.md::line:12,column:1[summing-it]"], result.outlines
 
-        ```pycon
-        >>> 1 + 1
-        2
-        ```
 
-        ```python title="example.py"
-        x = 1
-        ```
-
-        ```{testcode}
-        x = 1
-        ```
-
-        ```bash
-        echo not exempted
-        ```
-
-        ```{note}
-        Prose in a note is not code.
-        ```
-
-        ```python
-        y = 2
-        ```
-        """
-    (docs / "ignored.md").write_text(textwrap.dedent(page))
-    snippets = tmp_path / "snippets"
-    snippets.mkdir()
-    (snippets / "orphan.py").write_text("print('never included')\n")
-    problems = audit_docs(docs, snippets).problems
-    found = sorted(int(re.search(r"ignored\.md:(\d+):", p)[1]) for p in problems if "ignored" in p)
-    assert found == [3, 8, 12, 16], problems
-    assert any("orphan.py: not literal-included by any page" in p for p in problems)
+def test_a_page_block_times_out_after_its_own_default(project: pytest.Pytester) -> None:
+    items, _ = project.inline_genitems("docs/blocks.md")
+    timeouts = [item.get_closest_marker("timeout") for item in items]
+    assert timeouts[0].args == (120.0,)
+    assert timeouts[1] is None  # torchrun keeps the suite's timeout and its launcher's own
+    items, _ = project.inline_genitems("docs/blocks.md", "-o", "torchsheet_block_timeout=5")
+    assert items[0].get_closest_marker("timeout").args == (5.0,)

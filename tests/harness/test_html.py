@@ -1,87 +1,51 @@
-"""The built site: warning-free, nothing fetched from third parties, badges from declarations.
+"""The built site: warning-free, nothing fetched from third parties, badges from declarations,
+status lines and the verified-environments table from the results files. The real site is built
+once per session (tests/support/built_site.py); planted sites (tests/support/sheet_site.py) check
+the lines against planted results files. (That the site lexes no page: test_page_parser.py.)"""
 
-The site is built once per session with ``sphinx-build -W`` (tests/support/built_site.py);
-the small Sphinx projects below check the extension's behaviour on pages written for the test.
-"""
-
-from __future__ import annotations
-
+import html
 import os
 import re
-import subprocess
-import sys
-import textwrap
 from pathlib import Path
 
 import pytest
-from built_site import build_site, html_blocks, pages
+from built_site import html_blocks, pages
+from planted import PAGE
+from sheet_site import CPU_213, CPU_214, CUDA_SKIP, H200, PASSED, build, plant, record
 
 from torchsheet_harness.pages.requirements import parse_classes
-from torchsheet_harness.results import (
-    Environment,
-    PageEntry,
-    Results,
-    environment_key,
-    page_digest,
-    write_results,
-)
+from torchsheet_harness.results import Environment, Results, environment_key
 from torchsheet_harness.sphinx_ext.status_text import status_of
-from torchsheet_harness.sphinx_ext.verdicts import PageView, block_verdict, page_view
+from torchsheet_harness.sphinx_ext.verdicts import PageView, page_view
 
 EXTERNAL = re.compile(r"^(?:[a-z][a-z0-9+.-]*:)?//", re.IGNORECASE)
-FETCHING_TAG = re.compile(
-    r"<(?P<tag>script|link|img|iframe|source|audio|video|embed|object|track|image|use|input)\b"
-    r"(?P<attrs>[^>]*)>",
-    re.IGNORECASE,
-)
-FETCHING_ATTR = re.compile(
-    r"\b(?P<attr>src|href|xlink:href|data|srcset|poster)\s*=\s*(?:\"(?P<dq>[^\"]*)\"|'(?P<sq>[^']*)')",
-    re.IGNORECASE,
-)
-CSS_URL = re.compile(r"url\(\s*['\"]?(?P<url>[^'\")\s]+)|@import\s+['\"](?P<imp>[^'\"]+)")
+TAG = r"<(?:script|link|img|iframe|source|audio|video|embed|object|track|image|use|input)\b[^>]*>"
+ATTR = r"\b(?:src|href|xlink:href|data|srcset|poster)\s*=\s*(?:\"([^\"]*)\"|'([^']*)')"
+CSS_URL = r"url\(\s*['\"]?([^'\")\s]+)|@import\s+['\"]([^'\"]+)"  # in CSS files, <style>, style=
 BADGE = re.compile(
-    r'<div class="ts-requirement (?P<kinds>[^"]*)" role="note"><span class="ts-badge" '
-    r'title="(?P<title>[^"]*)">(?P<label>[^<]*)</span><span class="ts-how">(?P<how>.*?)</span>'
-    r'</div><div class="(?P<classes>[^"]*)">',
+    r'<div class="ts-requirement (?P<kinds>[^"]*)">\s*<abbr class="ts-badge" '
+    r'title="(?P<title>[^"]*)">(?P<label>[^<]*)</abbr><span class="ts-how">(?P<how>.*?)</span>'
+    r'(?:<span class="ts-result">.*?</span>)?</div>\s*<div class="(?P<classes>[^"]*)">',
     re.DOTALL,
 )
 
 
-@pytest.fixture(scope="session")
-def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return build_site(tmp_path_factory.getbasetemp())
-
-
-def test_site_builds_without_warnings(site: Path) -> None:
-    # build_site runs sphinx-build -W and raises with the warnings when there is any.
-    assert (site / "index.html").is_file()
-    assert (site / "searchindex.js").is_file(), "the offline search needs searchindex.js"
-
-
 def external_fetches(site: Path) -> list[str]:
-    """'file: tag attr=url' for every URL outside the site that a browser would fetch."""
+    """'file: url' for every URL outside the site that a browser would fetch."""
     found = []
-    for page in sorted(site.rglob("*.html")):
-        text = page.read_text(encoding="utf-8")
-        name = page.relative_to(site)
-        for tag in FETCHING_TAG.finditer(text):
-            for attr in FETCHING_ATTR.finditer(tag["attrs"]):
-                for url in (attr["dq"] or attr["sq"] or "").split(","):
-                    if EXTERNAL.match(url.strip()):
-                        found.append(f"{name}: <{tag['tag']} {attr['attr']}={url}>")
-        for style in re.findall(r"<style.*?</style>|style=\"[^\"]*\"", text, re.DOTALL):
-            found += [f"{name}: css {u}" for u in _css_urls(style)]
-    for css in sorted(site.rglob("*.css")):
-        found += [f"{css.relative_to(site)}: {u}" for u in _css_urls(css.read_text("utf-8"))]
+    for path in sorted([*site.rglob("*.html"), *site.rglob("*.css")]):
+        text = path.read_text(encoding="utf-8")
+        tags = re.findall(TAG, text, re.IGNORECASE) if path.suffix == ".html" else []
+        urls = [u for tag in tags for attr in re.findall(ATTR, tag, re.I) for u in attr if u]
+        urls += [u for css in re.findall(CSS_URL, text) for u in css if u]
+        found += [f"{path.relative_to(site)}: {u}" for u in ",".join(urls).split(",")
+                  if EXTERNAL.match(u.strip())]  # fmt: skip
     return found
 
 
-def _css_urls(css: str) -> list[str]:
-    urls = (m["url"] or m["imp"] for m in CSS_URL.finditer(css))
-    return [url for url in urls if EXTERNAL.match(url)]
-
-
-def test_no_third_party_requests(site: Path) -> None:
+def test_the_site_builds_and_fetches_nothing_from_third_parties(site: Path) -> None:
+    # build_site runs sphinx-build -W and raises with the warnings when there is any.
+    assert (site / "searchindex.js").is_file(), "the offline search needs searchindex.js"
     assert external_fetches(site) == []
 
 
@@ -105,7 +69,7 @@ def test_every_page_has_a_title_a_purpose_and_a_status_line(site: Path) -> None:
         name = page.relative_to(site)
         if len(re.findall(r"<h1\b", text)) != 1:
             problems.append(f"{name}: not exactly one title")
-        if '<meta name="description"' not in text:
+        if not re.search(r'<meta content="[^"]+" name="description"', text):
             problems.append(f"{name}: no purpose sentence (meta description)")
         if text.count('class="ts-status ') != 1:
             problems.append(f"{name}: no status line")
@@ -127,241 +91,149 @@ def test_every_requirement_declaration_shows_as_a_badge(site: Path) -> None:
             needs = " ".join(c for c in badge["classes"].split() if c.startswith("needs-"))
             requirement = parse_classes(needs, str(page))
             assert badge["label"] == requirement.label
-            assert badge["title"] == requirement.how_to_run.replace("`", "")
+            assert html.unescape(badge["title"]) == requirement.how_to_run.replace("`", "")
             labels.add(badge["label"])
     assert declared == badged
     assert "CUDA" in labels, "docs/tensors/creating.md has a needs-cuda block"
 
 
-def test_output_blocks_are_marked_and_not_code(site: Path) -> None:
-    outputs = [b for page in pages(site) for b in html_blocks(page) if b.is_output]
-    assert outputs, "the pages show output blocks"
-    assert all(block.language == "text" for block in outputs)
-    css = (site / "_static" / "torchsheet.css").read_text(encoding="utf-8")
-    assert 'content: "Output"' in css
-    conf = (site / "_static" / "copybutton.js").read_text(encoding="utf-8")
-    assert "div:not(.output) > div.highlight > pre" in conf, "output blocks get no copy button"
+# The extension on planted sites
 
 
-# ---------------------------------------------------------------------------------------------
-# The extension on small projects
-
-
-def small_project(tmp_path: Path, page: str) -> Path:
-    source = tmp_path / "src"
-    source.mkdir()
-    (source / "conf.py").write_text(
-        "extensions = ['myst_parser', 'torchsheet_harness.sphinx_ext']\n"
-        "torchsheet_results = 'results'  # the folder of results files\n"
-    )
-    (source / "index.md").write_text(textwrap.dedent(page))
-    return source
-
-
-def sphinx(source: Path, *options: str) -> subprocess.CompletedProcess:
-    out = source.parent / "html"
-    command = [sys.executable, "-m", "sphinx", "-q", "-b", "html", *options, str(source), str(out)]
-    return subprocess.run(command, capture_output=True, text=True, timeout=120)
-
-
-PAGE = """\
-    # Small
-
-    A page to check the extension.
-
-    ```python
-    >>> 1 + 1
-    2
-    ```
-
-    ```{code-block} python
-    :class: CLASSES
-    >>> import torch
-    >>> torch.ones(1, device="cuda").device
-    device(type='cuda', index=0)
-    ```
-    """
+def page(classes: str = "needs-cuda") -> dict[str, str]:
+    return {"index.md": PAGE.replace("needs-cuda", classes)}
 
 
 def test_an_unknown_requirement_fails_every_build_until_fixed(tmp_path: Path) -> None:
-    # A misspelled class next to a right one; and nox -s docs builds incrementally into one
-    # folder: a page that warned is read again.
-    source = small_project(tmp_path, PAGE.replace("CLASSES", "needs-cuda needs-gpu-2"))
+    # A misspelled class next to a right one; nox -s docs builds incrementally into one folder:
+    # a page that warned is read again.
     for _ in range(2):
-        finished = sphinx(source, "-W", "--keep-going")
-        assert finished.returncode != 0
-        assert "index.md:10: unknown requirement 'needs-gpu-2'" in finished.stderr
-    (source / "index.md").write_text(textwrap.dedent(PAGE.replace("CLASSES", "needs-cuda")))
-    fixed = sphinx(source, "-W", "--keep-going")
-    assert fixed.returncode == 0, fixed.stderr
+        warnings = build(tmp_path, page("needs-cuda needs-gpu-2")).warnings
+        assert "index.md:16: unknown requirement 'needs-gpu-2'" in warnings
+    assert build(tmp_path, page()).warnings == ""
 
 
-def test_a_missing_closing_fence_fails_the_build_naming_page_and_line(tmp_path: Path) -> None:
-    page = PAGE.replace("CLASSES", "needs-cuda").replace(
-        "    2\n    ```\n", "    2\n\n    ## Swallowed section\n\n    Its prose.\n", 1
-    )
-    source = small_project(tmp_path, page)
-    finished = sphinx(source, "-W", "--keep-going")
-    assert finished.returncode != 0
-    assert "index.md:5: the block opened here contains a heading (## Swallowed section)" in (
-        finished.stderr
-    )
-
-
-CPU_213 = Environment(torch="2.13.0+cpu", cuda=None, device="CPU", gpus=0, python="3.11.7")
-CPU_214 = Environment(torch="2.14.1", cuda="13.0", device="CPU", gpus=0, python="3.11.7")
-H200 = Environment(torch="2.11.0+cu130", cuda="13.0", device="NVIDIA H200", gpus=1, python="3.12.3")
-CUDA_SKIP = {"outcome": "skipped", "reason": "needs CUDA, found 0 CUDA GPUs", "requires": "CUDA"}
-PASSED = {"outcome": "passed"}
-
-
-def record(
-    folder: Path, source: Path, environment: Environment, blocks: dict, stale: bool = False
-) -> None:
-    """A results file of ``environment`` in ``folder`` for the page index.md of ``source``."""
-    digest = "0" * 64 if stale else page_digest(source / "index.md")
-    page = PageEntry(sha256=digest, finished="2026-01-01 00:00 UTC", errors=0, blocks=blocks)
-    path = folder / f"{environment_key(environment)}.json"
-    write_results(path, environment, {"index.md": page}, run={})
-
-
-def built(source: Path) -> str:
-    finished = sphinx(source, "-W")
-    assert finished.returncode == 0, finished.stderr
-    return (source.parent / "html" / "index.html").read_text(encoding="utf-8")
-
-
-def status_line(html: str) -> str:
-    status = re.search(r'<p class="ts-status[^>]*>(.*?)</p>', html)
+def status_line(text: str) -> str:
+    status = re.search(r'<p class="ts-status[^>]*>(.*?)</p>', text)
     assert status is not None
-    return status[1]
+    return html.unescape(re.sub(r"<[^>]+>", "", status[1]))
 
 
-def result_lines(html: str) -> list[str]:
-    return re.findall(r'<span class="ts-result">(.*?)</span>', html)
+NOT_RUN = {"not_run": "a shell command", "outcome": "skipped", "reason": "not run: a shell command"}
+SKIPPED = {"7": PASSED, "16": CUDA_SKIP, "24": NOT_RUN}  # the CUDA block skipped on a CPU run
 
 
 @pytest.mark.parametrize(
-    ("recorded", "expected"),
+    ("runs", "status", "results"),
     [
-        (None, "Not verified in this build: no test results for this page."),
-        ("stale", "Not verified in this build: the page changed after the last test run."),
+        ([], "Not verified in this build: no test results for this page.", []),
         (
-            "fresh",
+            [(CPU_213, SKIPPED, "stale")],
+            "Not verified in this build: the page changed after the last test run.",
+            [],
+        ),
+        (
+            [(CPU_213, SKIPPED, "results")],
             "Verified with torch 2.13.0 on CPU (1 block); 1 needs a CUDA GPU, which the test "
-            "machine lacked.",
+            "machine lacked; 1 shown but not run.",
+            ["Not verified: skipped with torch 2.13.0 on CPU (needs CUDA, found 0 CUDA GPUs)."],
+        ),
+        (  # the CPU block, verified wherever it ran (the GPU run did not select it): no line
+            [(CPU_213, SKIPPED, "results"), (CPU_214, SKIPPED, "results"),
+             (H200, {"7": {}, "16": PASSED}, "committed")],  # a `-m gpu` run
+            "Verified with torch 2.13.0 and 2.14.1 on CPU (1 block), and on NVIDIA H200 with "
+            "torch 2.11.0+cu130 (1 CUDA block); 1 shown but not run.",
+            ["Verified with torch 2.11.0+cu130 on NVIDIA H200; skipped with torch 2.13.0 and "
+             "2.14.1 on CPU (needs CUDA, found 0 CUDA GPUs)."],
+        ),
+        (  # the CPU block gets a line of its own saying where it fails and where it passes
+            [(CPU_213, SKIPPED, "results"),
+             (CPU_214, {**SKIPPED, "7": {"outcome": "failed"}}, "results")],
+            "Failing with torch 2.14.1 on CPU: 1 of 2 blocks failed (line 7), passing with "
+            "torch 2.13.0 on CPU.",
+            ["Failed with torch 2.14.1 on CPU; passed with torch 2.13.0 on CPU.",
+             "Not verified: skipped with torch 2.13.0 and 2.14.1 on CPU (needs CUDA, found 0 "
+             "CUDA GPUs)."],
         ),
     ],
-)
-def test_the_status_line_comes_from_the_results_file(
-    tmp_path: Path, recorded: str | None, expected: str
+    ids=["no results", "stale", "one run", "every environment", "a failure"],
+)  # fmt: skip
+def test_the_status_line_and_badges_say_what_the_results_say(
+    tmp_path: Path, runs: list, status: str, results: list[str]
 ) -> None:
-    source = small_project(tmp_path, PAGE.replace("CLASSES", "needs-cuda"))
-    if recorded is not None:
-        blocks = {"5": PASSED, "10": CUDA_SKIP}
-        record(source / "results", source, CPU_213, blocks, stale=recorded == "stale")
-    html = built(source)
-    assert status_line(html) == expected
-    assert "Needs CUDA; tested with <code>pytest -m gpu</code>" in html
+    plant(tmp_path, page(), conf=f"torchsheet_results = 'results{os.pathsep}committed'\n")
+    for environment, blocks, folder in runs:
+        stale = folder == "stale"
+        record(tmp_path, environment, blocks, stale=stale, folder="results" if stale else folder)
+    site = build(tmp_path)
+    assert site.warnings == ""
+    assert status_line(site.html()) == status
+    assert re.findall(r'<span class="ts-result">(.*?)</span>', site.html()) == results
+    assert '>CUDA</abbr><span class="ts-how">Needs CUDA; tested with <code' in site.html()
 
 
-def test_every_environment_that_verified_the_page_is_listed(tmp_path: Path) -> None:
-    source = small_project(tmp_path, PAGE.replace("CLASSES", "needs-cuda"))
-    record(source / "results", source, CPU_213, {"5": PASSED, "10": CUDA_SKIP})
-    record(source / "results", source, CPU_214, {"5": PASSED, "10": CUDA_SKIP})
-    record(source / "committed", source, H200, {"10": PASSED})  # a `-m gpu` run
-    conf = (source / "conf.py").read_text()
-    both = f"'results{os.pathsep}committed'"
-    (source / "conf.py").write_text(conf.replace("'results'", both))
-    html = built(source)
-    assert status_line(html) == (
-        "Verified with torch 2.13.0 and 2.14.1 on CPU (1 block), and on NVIDIA H200 with "
-        "torch 2.11.0+cu130 (1 CUDA block)."
-    )
-    # The CUDA block says where it was verified; the CPU block, verified wherever it ran
-    # (the GPU run did not select it), says nothing more.
-    assert result_lines(html) == [
-        "Verified with torch 2.11.0+cu130 on NVIDIA H200; skipped with torch 2.13.0 and 2.14.1 "
-        "on CPU (needs CUDA, found 0 CUDA GPUs)."
-    ]
-
-
-def test_a_failure_in_one_environment_shows_on_the_page(tmp_path: Path) -> None:
-    source = small_project(tmp_path, PAGE.replace("CLASSES", "needs-cuda"))
-    record(source / "results", source, CPU_213, {"5": PASSED, "10": CUDA_SKIP})
-    record(source / "results", source, CPU_214, {"5": {"outcome": "failed"}, "10": CUDA_SKIP})
-    html = built(source)
-    assert 'class="ts-status ts-status-failed"' in html
-    assert status_line(html) == (
-        "Failing with torch 2.14.1 on CPU: 1 of 2 blocks failed (line 5), passing with torch "
-        "2.13.0 on CPU."
-    )
-    # The CPU block gets a badge of its own saying where it fails and where it passes.
-    assert (
-        '<span class="ts-badge" title="Runs on CPU; tested on every run of the suite. Failed'
-        in (html)
-    )
-    assert "Failed with torch 2.14.1 on CPU; passed with torch 2.13.0 on CPU." in result_lines(html)
-
-
-def view(*runs: tuple[Environment, dict, str], lines: tuple[int, ...] = (5, 10)) -> PageView:
+def view(*runs: tuple[Environment, dict, str]) -> PageView:
+    """The merged view of runs of p.md (environment, blocks, the source's digest: 'now' is
+    the page as it is)."""
     found = [
         Results(
-            schema=2,
+            schema=3,
             environment={**environment, "key": environment_key(environment)},
             last_run={},
-            pages={"p.md": PageEntry(sha256=digest, finished="1", blocks=blocks)},
+            pages={"p.md": {"sha256": digest, "finished": "1", "blocks": blocks}},
         )
         for environment, blocks, digest in runs
     ]
-    return page_view(found, "p.md", "now", list(lines))
+    return page_view(found, "p.md", "now")
 
 
-def test_a_run_of_an_older_page_source_is_dropped() -> None:
-    page = view((CPU_213, {"5": PASSED}, "now"), (CPU_214, {"5": {"outcome": "failed"}}, "old"))
+def test_a_run_of_an_older_source_is_dropped_and_where_nothing_ran_is_not_verified() -> None:
+    page = view((CPU_213, {"5": PASSED, "10": {}}, "now"), (CPU_214, {"5": PASSED}, "old"))
     assert list(page.environments) == [environment_key(CPU_213)]
     assert status_of([page]).text == (
         "Partly verified with torch 2.13.0 on CPU (1 block); 1 not run by the recorded test runs."
     )
     assert status_of([view((CPU_214, {"5": PASSED}, "old"))]).state == "stale"
-
-
-def test_a_pass_elsewhere_never_hides_a_failure() -> None:
-    page = view(
-        (CPU_213, {"5": PASSED, "10": PASSED}, "now"),
-        (CPU_214, {"5": PASSED, "10": {"outcome": "errors"}}, "now"),
-        (H200, {"5": PASSED, "10": PASSED}, "now"),
-    )
-    status = status_of([page])
-    assert status.state == "failed" and "Verified" not in status.text
-    assert status.text.startswith("Failing with torch 2.14.1 on CPU: 1 of 2 blocks failed")
-    assert block_verdict(page, 10) == (
-        "failed",
-        "Failed with torch 2.14.1 on CPU; passed with torch 2.13.0 on CPU and torch "
-        "2.11.0+cu130 on NVIDIA H200.",
-    )
-    assert block_verdict(page, 5) is None  # passed everywhere
-
-
-def test_blocks_no_run_recorded_are_not_verified() -> None:
-    # A -k run recorded block 5 only: block 10 is neither verified nor counted as passed.
-    page = view((CPU_213, {"5": PASSED}, "now"))
-    status = status_of([page])
-    assert status.state == "partial"
-    assert status.text == (
-        "Partly verified with torch 2.13.0 on CPU (1 block); 1 not run by the recorded test runs."
-    )
-
-
-def test_a_page_where_nothing_ran_does_not_say_verified() -> None:
     page = view((CPU_213, {"5": CUDA_SKIP, "10": CUDA_SKIP}, "now"))
     status = status_of([page])
     assert status.state == "unverified" and "Verified" not in status.text
     assert "2 need a CUDA GPU, which the test machine (torch 2.13.0 on CPU) lacked" in status.text
 
 
-def test_a_failing_page_never_says_verified() -> None:
-    blocks = {str(line): PASSED for line in (1, 2, 3)} | {"4": {"outcome": "failed"}}
-    status = status_of([view((CPU_213, blocks, "now"), lines=(1, 2, 3, 4))])
-    assert status.state == "failed"
-    assert "Verified" not in status.text and "1 of 4 blocks failed" in status.text
+# docs/verification.md's table: the matrix, its newest version, when each environment verified
+
+CPU_215 = Environment(torch="2.15.0+cu132", cuda="13.2", device="CPU", gpus=0, python="3.11.7")
+ENVIRONMENTS_PAGE = (
+    "# Small\n\nA page.\n\n```python\n>>> 1 + 1\n2\n```\n\n```{verified-environments}\n```\n"
+)
+
+
+def cells(text: str) -> list[list[str]]:
+    table = re.search(r'<table class="[^"]*ts-environments[^"]*">(.*?)</table>', text, re.S)
+    rows = re.findall(r"<tr[^>]*>(.*?)</tr>", table[1], re.S)
+    return [
+        [re.sub(r"<[^>]+>", "", c) for c in re.findall(r"<td>(.*?)</td>", r, re.S)] for r in rows
+    ]
+
+
+def test_each_environment_with_its_run_date_newest_torch_first(tmp_path: Path) -> None:
+    plant(
+        tmp_path,
+        {"index.md": ENVIRONMENTS_PAGE},
+        "torchsheet_matrix = ('2.13.0', '2.14.1', '2.15.0')\n",
+    )
+    for environment in (CPU_213, CPU_215):
+        record(tmp_path, environment, {"5": PASSED})
+    record(tmp_path, CPU_214, {"5": PASSED}, stale=True)  # a run of an older source: no pages
+    text = build(tmp_path).html()
+    assert [row for row in cells(text) if row] == [
+        ["2.15.0+cu132", "CPU", "3.11.7", "2026-01-01 00:00 UTC", "1", "1"],
+        ["2.14.1", "CPU", "3.11.7", "—", "0", "0"],
+        ["2.13.0", "CPU", "3.11.7", "2026-01-01 00:00 UTC", "1", "1"],
+    ]
+    sentence = html.unescape(re.search(r'<p class="ts-matrix">(.*?)</p>', text)[1])
+    assert sentence.startswith(
+        "The test matrix (noxfile.py): torch 2.13.0, 2.14.1 and 2.15.0; the newest is 2.15.0. "
+        "torch 2.15.0: verified on CPU, last run 2026-01-01 00:00 UTC (1 page, 1 block passed)."
+    )
+    assert "torch 2.14.1: no run of it in this build's results." in sentence

@@ -1,12 +1,5 @@
-"""The noxfile's sessions, called as functions with a recording stand-in for nox's Session.
-
-docs-tests runs one torch leg per parametrization, the bare name only the default one;
-paste-repls runs the REPL paste tests once, requiring what they need; the gpu
-session records into docs/_results/ and passes --torchsheet-expect-gpu, whose refusal
-(tests/harness/test_results_file.py) makes a GPU run that tests nothing fail.
-"""
-
-from __future__ import annotations
+"""The noxfile's sessions, called with a recording stand-in for nox's Session: a leg per torch
+version, paste-repls without torch, gpu recording to docs/_results/ (--torchsheet-expect-gpu)."""
 
 import os
 import re
@@ -14,6 +7,8 @@ import sys
 from pathlib import Path
 
 import pytest
+
+from torchsheet_harness.matrix import torch_versions
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 import noxfile  # noqa: E402
@@ -23,31 +18,39 @@ class Skipped(Exception):
     pass
 
 
-class Recorder:
-    """What a session asked nox to do."""
+class Session:
+    """What a session asked nox to do: its installs (each with its env) and runs."""
 
     posargs: list[str] = []
 
     def __init__(self) -> None:
-        self.calls: list[tuple[str, ...]] = []
-        self.install_env: dict[tuple[str, ...], object] = {}
+        self.installs: dict[tuple[str, ...], dict | None] = {}
+        self.runs: list[tuple[str, ...]] = []
 
     def install(self, *args: str, env: dict[str, str] | None = None) -> None:
-        self.calls.append(("install", *args))
-        self.install_env[args] = env
+        self.installs[args] = env
 
     def run(self, *args: str, **kwargs: object) -> None:
-        self.calls.append(("run", *args))
+        self.runs.append(args)
         self.env = kwargs.get("env")
 
     def skip(self, reason: str) -> None:
         raise Skipped(reason)
 
 
-def test_the_matrix_default_leg_is_the_first() -> None:
-    assert noxfile.TORCH_VERSIONS[0] == "2.13.0"
+def called(session_function, **kwargs) -> Session:
+    session = Session()
+    session_function(session, **kwargs)
+    return session
+
+
+def test_the_matrix_default_leg_is_the_first_and_ci_and_the_site_read_the_noxfiles() -> None:
+    assert noxfile.TORCH_VERSIONS[0] == "2.13.0" and torch_versions() == noxfile.TORCH_VERSIONS
     assert {"2.14.1", "2.15.0"} <= set(noxfile.TORCH_VERSIONS)
     assert noxfile.TORCH_SPEC == "torch==2.13.0" or "TORCH_SPEC" in os.environ
+    workflow = (Path(noxfile.__file__).parent / ".github" / "workflows" / "ci.yml").read_text()
+    (line,) = re.findall(r"^\s*torch: \[(.*)\]", workflow, re.MULTILINE)
+    assert [version.strip(' "') for version in line.split(",")] == list(noxfile.TORCH_VERSIONS)
 
 
 @pytest.mark.parametrize(
@@ -68,97 +71,55 @@ def test_a_leg_is_named_on_the_command_line(argv: list[str], named: bool) -> Non
 def test_the_bare_session_skips_the_other_legs(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(sys, "argv", ["nox", "-s", "docs-tests"])
     with pytest.raises(Skipped, match=r"""nox -s "docs-tests\(torch='2.14.1'\)\""""):
-        noxfile.docs_tests(Recorder(), torch="2.14.1")
-    session = Recorder()
-    noxfile.docs_tests(session, torch="2.13.0")
-    assert session.calls[0] == ("install", noxfile.TORCH_SPEC)
+        called(noxfile.docs_tests, torch="2.14.1")
+    assert list(called(noxfile.docs_tests, torch="2.13.0").installs)[0] == (noxfile.TORCH_SPEC,)
 
 
-def test_a_named_leg_installs_its_torch(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(sys, "argv", ["nox", "-s", "docs-tests(torch='2.14.1')"])
-    session = Recorder()
-    noxfile.docs_tests(session, torch="2.14.1")
-    assert session.calls[0] == ("install", "torch==2.14.1")
-    assert session.calls[-1][:2] == ("run", "pytest")
-
-
-def test_torch_installs_without_the_pip_constraint(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_named_leg_installs_its_torch_without_the_pip_constraint(monkeypatch) -> None:
     # A pip config that caps torch at 2.14.1 would refuse the 2.15.0 leg: the torch install
     # (and only it) runs with an empty constraint file.
     monkeypatch.setattr(sys, "argv", ["nox", "-s", "docs-tests(torch='2.15.0')"])
-    session = Recorder()
-    noxfile.docs_tests(session, torch="2.15.0")
-    assert session.calls[0] == ("install", "torch==2.15.0")
-    assert session.install_env[("torch==2.15.0",)] == {"PIP_CONSTRAINT": os.devnull}
-    assert session.install_env[("-e", ".[test]")] is None
+    session = called(noxfile.docs_tests, torch="2.15.0")
+    assert list(session.installs) == [("torch==2.15.0",), ("-e", ".[test]")]
+    assert list(session.installs.values()) == [{"PIP_CONSTRAINT": os.devnull}, None]
+    assert session.runs[-1][0] == "pytest"
 
 
 def test_the_gpu_session_expects_a_gpu_and_records_to_docs_results() -> None:
-    session = Recorder()
-    noxfile.gpu(session)
-    runs = [call for call in session.calls if call[0] == "run"]
-    assert runs[0][:4] == ("run", "pytest", "-m", "gpu")
-    assert "--torchsheet-expect-gpu" in runs[0]
-    assert "--torchsheet-results=docs/_results" in runs[0]
+    runs = called(noxfile.gpu).runs
+    assert runs[0][:3] == ("pytest", "-m", "gpu")
+    assert {"--torchsheet-expect-gpu", "--torchsheet-results=docs/_results"} <= set(runs[0])
     # Then the CPU torchrun blocks with the GPUs visible, as a reader's machine has them.
-    assert runs[1][:4] == ("run", "pytest", "-m", noxfile.CPU_TORCHRUN)
-    assert "--torchsheet-gpus-visible" in runs[1]
-    assert "--torchsheet-results=" in runs[1]
+    assert runs[1][:3] == ("pytest", "-m", noxfile.CPU_TORCHRUN)
+    assert {"--torchsheet-gpus-visible", "--torchsheet-results="} <= set(runs[1])
 
 
 def test_the_gpu_host_session_runs_every_cpu_torchrun_block_and_records_nothing() -> None:
-    session = Recorder()
-    noxfile.gpu_host(session)
-    (run,) = [call for call in session.calls if call[0] == "run"]
+    (run,) = called(noxfile.gpu_host).runs
     assert run[run.index("-m") + 1] == "distributed and not gpu and not slurm"
-    assert "--torchsheet-gpu-host" in run
-    assert "--torchsheet-results=" in run
+    assert {"--torchsheet-gpu-host", "--torchsheet-results="} <= set(run)
 
 
-def test_harness_tests_runs_the_gpu_host_check_after_the_harness_side() -> None:
-    session = Recorder()
-    noxfile.harness_tests(session)
-    runs = [call for call in session.calls if call[0] == "run"]
-    assert "testpaths=tests/harness" in runs[0]
-    alone = Recorder()
-    noxfile.gpu_host(alone)
-    assert runs[1:] == [call for call in alone.calls if call[0] == "run"]
-    named = Recorder()
-    named.posargs = ["tests/harness/test_html.py"]
-    noxfile.harness_tests(named)
-    assert len([call for call in named.calls if call[0] == "run"]) == 1  # the files named only
-
-
-def test_docs_tests_keeps_the_sheet_side_and_harness_tests_the_other() -> None:
-    session = Recorder()
-    noxfile.docs_tests(session, torch=noxfile.TORCH_VERSIONS[0])
-    assert session.calls[-1][-2:] == ("-o", "testpaths=docs tests/sheet")
-    session = Recorder()
-    noxfile.harness_tests(session)
-    runs = [call for call in session.calls if call[0] == "run"]
-    assert runs[0][-2:] == ("-o", "testpaths=tests/harness")  # then the GPU-host check
+def test_the_default_leg_runs_its_cpu_torchrun_blocks_as_on_a_gpu_host(monkeypatch) -> None:
+    """Each CPU torchrun block is launched once on the default torch, in GPU-host mode."""
+    default, other = noxfile.TORCH_VERSIONS[:2]
+    monkeypatch.setattr(sys, "argv", ["nox", "-s", f"docs-tests(torch='{other}')"])
+    run = called(noxfile.docs_tests, torch=default).runs[-1]
+    assert run[-3:] == ("-o", "testpaths=docs tests/sheet", "--torchsheet-gpu-host")
+    assert "--torchsheet-gpu-host" not in called(noxfile.docs_tests, torch=other).runs[-1]
+    (run,) = called(noxfile.harness_tests).runs
+    assert run[-2:] == ("-o", "testpaths=tests/harness") and "--torchsheet-gpu-host" not in run
 
 
 def test_paste_repls_runs_the_repl_tests_and_requires_what_they_need() -> None:
-    """Once per CI, in a venv of its own: there a missing Python 3.13 or IPython fails."""
-    session = Recorder()
-    noxfile.paste_repls(session)
-    assert session.calls[0] == ("install", noxfile.TORCH_SPEC)
-    assert session.calls[1] == ("install", "-e", ".[test,repls]")
-    assert session.calls[-1][:2] == ("run", "pytest")
-    assert "tests/harness/test_paste_repls.py" in session.calls[-1]
+    """Once per CI, in a venv of its own without torch: there a missing Python 3.13 or IPython
+    fails, and the root conftest (the page harness, which imports torch) is not loaded."""
+    session = called(noxfile.paste_repls)
+    assert list(session.installs) == [("-e", ".[docs,repls]")]
+    assert session.runs[-1][0] == "pytest"
+    assert {"--confcutdir=tests", "tests/harness/test_paste_repls.py"} <= set(session.runs[-1])
     assert session.env == {"TORCHSHEET_PASTE_REPLS": "1"}
 
 
-def test_the_ci_matrix_is_the_noxfile_matrix() -> None:
-    workflow = (Path(noxfile.__file__).parent / ".github" / "workflows" / "ci.yml").read_text()
-    (line,) = re.findall(r"^\s*torch: \[(.*)\]", workflow, re.MULTILINE)
-    assert [version.strip(' "') for version in line.split(",")] == list(noxfile.TORCH_VERSIONS)
-
-
 def test_the_docs_build_installs_no_torch() -> None:
-    session = Recorder()
-    noxfile.docs(session)
-    assert [call for call in session.calls if call[0] == "install"] == [
-        ("install", "-e", ".[docs]")
-    ]
+    assert list(called(noxfile.docs).installs) == [("-e", ".[docs]")]

@@ -1,18 +1,11 @@
-"""The quick reference as a PDF: headless Chromium prints it (as ``nox -s pdf`` does), A4.
-
-Checks the PDF exists, fits in a few printed pages (``pdfinfo``) and holds known lines of the
-sheet (``pdftotext``). Skipped with the reason where Chromium or poppler-utils is missing
-(.ci/run installs the Debian packages in .ci/apt-packages.txt).
-"""
-
-from __future__ import annotations
+"""The quick reference prints (headless Chromium, as ``nox -s pdf``) to a few A4 pages holding
+the sheet and no navigation (``pdfinfo``, ``pdftotext``; skipped without them)."""
 
 import shutil
 import subprocess
 from pathlib import Path
 
 import pytest
-from built_site import build_site
 from pdf_print import chromium, print_to_pdf
 
 #: About four printed A4 pages at most, the issue says; fewer than two means it lost content.
@@ -20,14 +13,13 @@ PAGES = range(2, 5)
 
 
 @pytest.fixture(scope="module")
-def pdf(tmp_path_factory: pytest.TempPathFactory) -> Path:
+def pdf(site: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     missing = [tool for tool in ("pdfinfo", "pdftotext") if shutil.which(tool) is None]
     if chromium() is None or missing:
         pytest.skip(
             "needs Chromium and poppler-utils (Debian: apt install chromium poppler-utils); "
             f"missing: {', '.join(missing + ([] if chromium() else ['chromium']))}"
         )
-    site = build_site(tmp_path_factory.getbasetemp())
     out = tmp_path_factory.mktemp("pdf") / "quickref.pdf"
     print_to_pdf(site / "quickref.html", out)
     return out

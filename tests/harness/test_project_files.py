@@ -1,12 +1,19 @@
-"""The files a project carries: licence, notice, contributing guide, changelog, lint in CI."""
-
-from __future__ import annotations
+"""The files a project carries: licence, notice, contributing guide, changelog; its CI (what
+.ci/run runs, and .ci/run-sessions with a stand-in nox: each session in the venv built ahead for
+it, a failed build or session failing the run, the builder never outliving it); its layout
+(module size, test sides, and the sides import nothing across: ``modulefinder`` reads the
+imports, nothing is imported)."""
 
 import os
 import re
+import subprocess
+import time
+from modulefinder import ModuleFinder
 from pathlib import Path
 
 import pytest
+
+from torchsheet_harness.run.process import alive
 
 ROOT = Path(__file__).resolve().parents[2]
 PYPROJECT = (ROOT / "pyproject.toml").read_text()
@@ -18,22 +25,11 @@ RULE = (
 )
 
 
-def flat(text: str) -> str:
-    return " ".join(text.split())
-
-
 def pyproject_field(name: str) -> str:
     """A [project] string field, or the text of a ``{ text = ... }`` table (no tomllib on 3.10)."""
     match = re.search(rf'^{name}\s*=\s*(?:\{{\s*text\s*=\s*)?"([^"]+)"', PYPROJECT, re.M)
     assert match, f"pyproject.toml: no {name}"
     return match.group(1)
-
-
-@pytest.mark.parametrize("name", ["LICENSE", "NOTICE", "CONTRIBUTING.md", "CHANGELOG.md"])
-def test_file_exists(name: str) -> None:
-    path = ROOT / name
-    assert path.is_file(), f"{name} is missing"
-    assert path.read_text().strip(), f"{name} is empty"
 
 
 def test_license_is_mit_as_pyproject_says() -> None:
@@ -57,18 +53,18 @@ def test_notice_credits_the_adapted_code() -> None:
     assert "Apache License" in licence and "Version 2.0, January 2004" in licence
     # Each file NOTICE lists exists and names its source (4(b), 4(c)).
     used = re.findall(r"^\s*- (\S+\.(?:md|py))\b", notice, re.M)
-    expected = {
+    adapted = {
         "docs/training/training-loop.md",
         "snippets/ddp_spawn.py",
         "snippets/ddp_torchrun.py",
     }
-    assert expected <= set(used), used
+    assert adapted <= set(used), used
     for path in used:
         assert BOOK in (ROOT / path).read_text(), f"{path} does not name {BOOK!r}"
 
 
 def test_contributing_states_the_rule_and_the_commands() -> None:
-    text = flat((ROOT / "CONTRIBUTING.md").read_text())
+    text = " ".join((ROOT / "CONTRIBUTING.md").read_text().split())
     assert RULE in text
     for command in ("nox -s docs-tests", "nox -s docs", "nox -s lint", "Adding a page"):
         assert command in text, command
@@ -84,39 +80,22 @@ def test_changelog_has_unreleased_and_the_current_version() -> None:
     )
 
 
-def ci_commands() -> list[str]:
-    lines = (ROOT / ".ci" / "run").read_text().splitlines()
-    return [line.strip() for line in lines if line.strip() and not line.lstrip().startswith("#")]
-
-
-def ci_sessions(commands: list[str]) -> list[str]:
-    """The nox sessions .ci/run runs, in order: its ``sessions=(...)`` and ``sessions+=(...)``."""
-    found = [re.fullmatch(r"sessions\+?=\((.*)\)", command) for command in commands]
-    return [match.group(1).strip('"') for match in found if match]
-
-
-def test_ci_runs_the_lint_session_before_the_tests() -> None:
+def test_ci_runs_lint_every_leg_and_the_other_sessions_with_nox_in_a_venv() -> None:
     assert os.access(ROOT / ".ci" / "run", os.X_OK), ".ci/run is not executable"
-    commands = ci_commands()
+    lines = (ROOT / ".ci" / "run").read_text().splitlines()
+    commands = [line.strip() for line in lines if line.strip() and not line.strip()[0] == "#"]
     assert "set -euo pipefail" in commands  # any failing step fails CI
-    # Once per run, between the legs and the build: the harness's tests and the GPU-host check.
-    assert ci_sessions(commands) == [
+    # Its sessions=(...) and sessions+=(...), in order: once per run, between the legs and the
+    # build, the harness's tests and the GPU-host check; a leg per torch version by default.
+    found = [re.fullmatch(r"sessions\+?=\((.*)\)", command) for command in commands]
+    assert [match[1].strip('"') for match in found if match] == [
         "lint", "docs-tests(torch='$torch')", "harness-tests", "paste-repls", "docs",
     ]  # fmt: skip
-    # Each in the venv built for it ahead (tests/harness/test_ci_sessions.py).
-    assert '.ci/run-sessions .nox/ci-prepared "$nox" "${sessions[@]}"' in commands
-
-
-def test_ci_runs_every_leg_of_the_torch_matrix() -> None:
-    commands = ci_commands()
     assert "for torch in $legs; do" in commands
-    assert "sessions+=(\"docs-tests(torch='$torch')\")" in commands
-    assert any("noxfile.TORCH_VERSIONS" in c for c in commands)  # every leg by default
-
-
-def test_ci_installs_nox_as_the_readme_does() -> None:
-    commands = ci_commands()
-    assert "python3 -m venv .venv" in commands
+    assert any("noxfile.TORCH_VERSIONS" in c for c in commands)
+    # Each in the venv built for it ahead (the .ci/run-sessions tests below).
+    assert '.ci/run-sessions .nox/ci-prepared "$nox" "${sessions[@]}"' in commands
+    assert "python3 -m venv .venv" in commands  # nox installed as the README does
     assert any(c.startswith(".venv/bin/python -m pip install") and "nox" in c for c in commands)
 
 
@@ -141,3 +120,89 @@ def test_every_test_file_is_on_a_side() -> None:
         if path.parent.name not in ("sheet", "harness") or path.parent.parent != ROOT / "tests"
     ]
     assert not stray, f"test files on no side (move to tests/sheet/ or tests/harness/): {stray}"
+
+
+def fake_nox(tmp_path: Path, failing: str = "", slow: str = "") -> Path:
+    """A nox that notes its arguments and prints what it does ("build S" for ``-s S
+    --install-only``, "run S" for ``-R -s S``); ``failing`` is the one of those that fails,
+    ``slow`` the session whose build writes its pid and sleeps, which every run waits for."""
+    script = tmp_path / "nox"
+    script.write_text(
+        "#!/usr/bin/env bash\n"
+        f'echo "$*" >> {tmp_path}/calls\n'
+        'if [ "$1" = -s ]; then what="build $2"; else what="run $3"; fi\n'
+        'echo "$what"\n'
+        f'if [ "$what" = "build {slow}" ]; then echo $$ > {tmp_path}/slow.pid; sleep 60; fi\n'
+        # A run waits until the slow build has begun: it is then surely under way.
+        f'if [ -n "{slow}" ] && [ "${{what%% *}}" = run ]; then\n'
+        f"  for _ in $(seq 100); do [ -f {tmp_path}/slow.pid ] && break; sleep 0.1; done\n"
+        "fi\n"
+        f'[ "$what" != {failing!r} ]\n'
+    )
+    script.chmod(0o755)
+    return script
+
+
+def calls(tmp_path: Path) -> list[str]:
+    return (tmp_path / "calls").read_text().splitlines()
+
+
+def run_sessions(tmp_path: Path, nox: Path, *sessions: str) -> subprocess.CompletedProcess:
+    command = [ROOT / ".ci" / "run-sessions", tmp_path / "prepared", nox, *sessions]
+    return subprocess.run(command, capture_output=True, text=True, timeout=60)
+
+
+def test_each_session_runs_in_order_in_the_venv_built_for_it(tmp_path: Path) -> None:
+    sessions = ["lint", "docs-tests(torch='2.14.1')", "docs"]
+    done = run_sessions(tmp_path, fake_nox(tmp_path), *sessions)
+    assert done.returncode == 0, done.stderr
+    assert [line.split()[0] for line in done.stdout.splitlines()] == ["run", "ci:"] * 3
+    made = calls(tmp_path)
+    for session in sessions:
+        built, ran = made.index(f"-s {session} --install-only"), made.index(f"-R -s {session}")
+        assert built < ran
+    assert [call for call in made if call.startswith("-R")] == [f"-R -s {s}" for s in sessions]
+    builds = [call for call in made if call.endswith("--install-only")]
+    assert builds == [f"-s {s} --install-only" for s in sessions]
+    assert "after" in done.stdout and "waiting for its venv" in done.stdout
+
+
+def test_a_failed_build_fails_at_its_session_with_its_log(tmp_path: Path) -> None:
+    done = run_sessions(tmp_path, fake_nox(tmp_path, failing="build harness-tests"),
+                        "lint", "harness-tests", "docs")  # fmt: skip
+    assert done.returncode != 0
+    assert "build harness-tests" in done.stderr  # the build's own log
+    assert "ci: building harness-tests's venv failed (exit 1)" in done.stderr
+    assert "-R -s lint" in calls(tmp_path)
+    assert not {"-R -s harness-tests", "-s docs --install-only"} & set(calls(tmp_path))
+
+
+def test_a_failed_session_stops_the_run_and_the_builder(tmp_path: Path) -> None:
+    nox = fake_nox(tmp_path, failing="run lint", slow="docs")
+    done = run_sessions(tmp_path, nox, "lint", "docs")
+    assert done.returncode != 0
+    assert "-R -s docs" not in calls(tmp_path)
+    # The builder was still building docs' venv when lint failed: it is ended with the run.
+    deadline = time.monotonic() + 10
+    while not (tmp_path / "slow.pid").exists() and time.monotonic() < deadline:
+        time.sleep(0.1)
+    pid = int((tmp_path / "slow.pid").read_text())
+    while time.monotonic() < deadline and alive(pid):
+        time.sleep(0.1)
+    assert not alive(pid), "the venv builder outlived .ci/run-sessions"
+
+
+PACKAGE = ROOT / "torchsheet_harness"
+SITE = "torchsheet_harness.sphinx_ext"
+READERS = ("sybil", *(f"torchsheet_harness.pages.{m}" for m in ("page", "parser", "coverage")))
+CHECKS = [f"torchsheet_harness.checks.{p.stem}" for p in sorted((PACKAGE / "checks").glob("*.py"))]
+
+
+@pytest.mark.parametrize(
+    ("side", "forbidden"), [*((name, (SITE,)) for name in CHECKS), (SITE, READERS)]
+)
+def test_a_side_imports_nothing_from_across(side: str, forbidden: tuple[str, ...]) -> None:
+    finder = ModuleFinder(path=[str(PACKAGE.parent)])  # the harness's modules; others: not found
+    finder.import_hook(side)
+    imported = {*finder.modules, *finder.badmodules}
+    assert sorted(name for name in imported if name.startswith(forbidden)) == []

@@ -1,12 +1,5 @@
 """The private Slurm cluster is safe: its own files and ports, no real cluster, nothing left.
-
-Most tests here start no daemon and need no root: slurm.conf and munged's options are pure
-functions of the cluster's folder (``torchsheet_harness.run.slurm.conf``).
-``test_stop_leaves_nothing`` starts one cluster; the cluster's machine-wide lock keeps it from
-overlapping with the Slurm page under ``pytest -n``.
-"""
-
-from __future__ import annotations
+Only ``test_stop_leaves_nothing`` starts daemons (root, Debian's slurm-wlm and munge)."""
 
 import fcntl
 import os
@@ -31,26 +24,19 @@ from torchsheet_harness.run.slurm.conf import Layout, munge_options, slurm_conf
 def written(tmp_path: Path) -> SlurmCluster:
     """A cluster whose files are written under tmp_path, with no daemon started."""
     cluster = SlurmCluster(cpus_per_node=2)
-    cluster.nodes = ["node-a", "node-b"]
-    cluster.root = tmp_path
+    cluster.nodes, cluster.root = ["node-a", "node-b"], tmp_path
     cluster.write_files()
     yield cluster
     cluster.root = None
 
 
-def test_config_keeps_everything_in_its_directory(written: SlurmCluster) -> None:
+def test_its_files_ports_and_key_are_its_own(written: SlurmCluster) -> None:
     conf = written.layout.conf.read_text()
-    root = str(written.root)
-    for key in (
-        "StateSaveLocation",
-        "SlurmdSpoolDir",
-        "SlurmctldPidFile",
-        "SlurmdPidFile",
-        "SlurmctldLogFile",
-        "SlurmdLogFile",
-    ):
+    for key in "StateSaveLocation SlurmdSpoolDir SlurmctldPidFile SlurmdPidFile".split() + [
+        "SlurmctldLogFile", "SlurmdLogFile"
+    ]:  # fmt: skip
         value = re.search(rf"^{key}=(\S+)$", conf, re.MULTILINE)[1]
-        assert value.startswith(root + "/"), (key, value)
+        assert value.startswith(f"{written.root}/"), (key, value)
     assert f"AuthInfo=socket={written.layout.munge_socket}" in conf
     assert re.search(r"^ClusterName=torchsheet\d+$", conf, re.MULTILINE)
     for line in (
@@ -60,21 +46,12 @@ def test_config_keeps_everything_in_its_directory(written: SlurmCluster) -> None
         "AccountingStorageType=accounting_storage/none",
     ):
         assert line in conf.splitlines()
-    assert "cgroup" not in conf
-    assert conf.count("NodeName=") == 2 and "CPUs=2" in conf
-
-
-def test_ports_are_free_and_distinct(written: SlurmCluster) -> None:
-    conf = written.layout.conf.read_text()
+    assert "cgroup" not in conf and conf.count("NodeName=") == 2 and "CPUs=2" in conf
     ports = [int(port) for port in re.findall(r"(?:SlurmctldPort|Port)=(\d+)", conf)]
-    assert len(ports) == 3 and len(set(ports)) == 3
+    assert len(set(ports)) == len(ports) == 3
     assert 6817 not in ports and 6818 not in ports  # Slurm's defaults, a real cluster's
-
-
-def test_munge_key_is_private(written: SlurmCluster) -> None:
     key = written.root / "munge" / "munge.key"
-    assert key.stat().st_mode & 0o777 == 0o600
-    assert key.stat().st_size == 1024
+    assert (key.stat().st_mode & 0o777, key.stat().st_size) == (0o600, 1024)
 
 
 def test_clients_reach_only_this_cluster(
@@ -88,15 +65,30 @@ def test_clients_reach_only_this_cluster(
     assert "SLURM_JOB_ID" not in env and env["EXTRA"] == "1"
 
 
-def test_not_root_is_a_reason(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(slurm_host.shutil, "which", lambda name: f"/usr/bin/{name}")
-    monkeypatch.setattr(slurm_host.os, "geteuid", lambda: 1000)
-    assert "needs root" in slurm_host.unavailable_reason()
+def test_conf_and_munge_options_are_pure_functions_of_the_folder() -> None:
+    layout = Layout(Path("/x/cluster"))
+    args = (layout, ["a", "b"])
+    kwargs = dict(cpus_per_node=3, controller_port=7001, node_ports=[7002, 7003], name="t")
+    text = slurm_conf(*args, **kwargs)
+    assert text == slurm_conf(*args, **kwargs)
+    lines = text.splitlines()
+    assert "SlurmctldHost=a(127.0.0.1)" in lines and "SlurmctldPort=7001" in lines
+    assert "NodeName=b NodeAddr=127.0.0.1 Port=7003 CPUs=3 State=UNKNOWN" in lines
+    assert "AuthInfo=socket=/x/cluster/munge/munge.socket" in lines
+    options = munge_options(layout)
+    assert all(option.split("=", 1)[1].startswith("/x/cluster/") for option in options)
+    assert "--socket=/x/cluster/munge/munge.socket" in options
 
 
-def test_missing_binaries_are_a_reason(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(slurm_host.shutil, "which", lambda name: None)
-    assert "slurm-wlm" in slurm_host.unavailable_reason()
+@pytest.mark.parametrize(
+    ("which", "euid", "reason"),
+    [(lambda name: f"/usr/bin/{name}", 1000, "needs root"), (lambda name: None, 0, "slurm-wlm")],
+    ids=["not root", "no binaries"],
+)
+def test_a_host_it_cannot_use_is_a_reason(monkeypatch, which, euid: int, reason: str) -> None:
+    monkeypatch.setattr(slurm_host.shutil, "which", which)
+    monkeypatch.setattr(slurm_host.os, "geteuid", lambda: euid)
+    assert reason in slurm_host.unavailable_reason()
 
 
 def test_refuses_next_to_running_daemons(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -111,37 +103,15 @@ def test_refuses_next_to_running_daemons(monkeypatch: pytest.MonkeyPatch) -> Non
     assert cluster.root is None and cluster.daemons == [] and cluster._lock is None
 
 
-def test_conf_and_munge_options_are_pure_functions_of_the_folder() -> None:
-    layout = Layout(Path("/x/cluster"))
-    text = slurm_conf(
-        layout, ["a", "b"], cpus_per_node=3, controller_port=7001, node_ports=[7002, 7003], name="t"
-    )
-    assert text == slurm_conf(
-        layout, ["a", "b"], cpus_per_node=3, controller_port=7001, node_ports=[7002, 7003], name="t"
-    )
-    lines = text.splitlines()
-    assert "SlurmctldHost=a(127.0.0.1)" in lines and "SlurmctldPort=7001" in lines
-    assert "NodeName=b NodeAddr=127.0.0.1 Port=7003 CPUs=3 State=UNKNOWN" in lines
-    assert "AuthInfo=socket=/x/cluster/munge/munge.socket" in lines
-    options = munge_options(layout)
-    assert all(option.split("=", 1)[1].startswith("/x/cluster/") for option in options)
-    assert "--socket=/x/cluster/munge/munge.socket" in options
-
-
-def fake_proc(root: Path, processes: dict[int, tuple[str, str]]) -> None:
-    """A /proc with ``processes``: pid -> (command name, state letter)."""
-    for pid, (name, state) in processes.items():
-        (root / str(pid)).mkdir()
-        (root / str(pid) / "comm").write_text(f"{name}\n")
-        fields = [state, "1", *["0"] * 17, str(1000 + pid)]  # state, ppid, ..., start time
-        (root / str(pid) / "stat").write_text(f"{pid} ({name}) {' '.join(fields)}\n")
-
-
 def test_a_zombie_step_daemon_is_not_a_running_daemon(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
-    fake_proc(tmp_path, {10: ("slurmstepd", "Z"), 11: ("slurmd", "S"), 12: ("munged", "Z")})
-    fake_proc(tmp_path, {13: ("slurmstepd", "S"), 14: ("bash", "R")})
+    processes = {10: ("slurmstepd", "Z"), 11: ("slurmd", "S"), 12: ("munged", "Z")}
+    for pid, (name, state) in {**processes, 13: ("slurmstepd", "S"), 14: ("bash", "R")}.items():
+        (tmp_path / str(pid)).mkdir()
+        (tmp_path / str(pid) / "comm").write_text(f"{name}\n")
+        fields = [state, "1", *["0"] * 17, str(1000 + pid)]  # state, ppid, ..., start time
+        (tmp_path / str(pid) / "stat").write_text(f"{pid} ({name}) {' '.join(fields)}\n")
     monkeypatch.setattr(process, "_PROC", tmp_path)
     assert slurm_host.running_daemons() == [(11, "slurmd"), (13, "slurmstepd")]
 
@@ -164,11 +134,9 @@ def test_block_is_skipped_with_the_reason(monkeypatch: pytest.MonkeyPatch, tmp_p
         raise SlurmUnavailable("Slurm or munge already runs here (slurmd (pid 1))")
 
     monkeypatch.setattr(SlurmCluster, "start", refuse)
-    script = tmp_path / "job.sbatch"
-    script.write_text("#!/bin/bash\necho hi\n")
-    block = SlurmBlock(Requirement(slurm=True), script=script)
+    block = SlurmBlock(Requirement(slurm=True), source="#!/bin/bash\necho hi\n")
     with pytest.raises(SkipTest, match="already runs here"):
-        block(example=None)
+        block.launch(None, tmp_path)
 
 
 @pytest.mark.slurm

@@ -1,19 +1,11 @@
-"""``pytest --update-outputs``: planted pages with stale outputs are rewritten to exactly what their
-code prints, and nothing else; failures mark the first differing column.
+"""``pytest --update-outputs`` rewrites stale outputs to exactly what the code prints, and nothing
+else (the alignment in-process; the update by one xdist run over planted pages, a torchrun block
+and real pages made stale); failures mark the first differing column."""
 
-The alignment and the marker are tested in-process; the update itself by a fresh pytest in a
-planted project (:mod:`planted`), which also shows the page passing afterwards, a second update
-changing nothing, and a real page made stale in a temporary copy coming back as it was.
-"""
-
-from __future__ import annotations
-
-import json
 import re
-from pathlib import Path
 
 import pytest
-from planted import RECORDER, REPO, conftest, run_pytest
+from planted import RECORDER, REPO, run_pytest, write_project
 from sybil.example import SybilFailure
 from sybil.testing import check_parser
 
@@ -32,10 +24,6 @@ STALE = """\
 >>> import torch
 >>> torch.tensor([3, 12, 21])
 tensor([3, 12, 21])
->>> print("a\\nb\\nc")
-a
-B
-c
 >>> x = 1
 >>> print("printed now")
 >>> int("x")
@@ -59,16 +47,6 @@ three
 id ...
 ```
 
-## An ellipsis over lines
-
-```python
->>> print("\\n".join(map(str, range(5))))
-0
-...
-4
-5
-```
-
 ## Gated
 
 ```{code-block} python
@@ -87,11 +65,9 @@ echo hi
 # STALE with exactly its stale lines rewritten.
 FRESH = (
     STALE.replace("\ntensor([3, 12, 21])\n", "\ntensor([ 3, 12, 21])\n")
-    .replace("a\nB\nc\n", "a\nb\nc\n")
     .replace('>>> print("printed now")\n', '>>> print("printed now")\nprinted now\n')
     .replace("base 10: 'y'", "base 10: 'x'")
     .replace("one\nthree\n", "one\ntwo\n")
-    .replace("...\n4\n5\n", "...\n4\n")
 )
 
 # Blocks that raise or print nothing are never rewritten; the stale example after them is.
@@ -150,14 +126,11 @@ rank 1 done
 """
 
 
-def project(root: Path, pages: dict[str, str]) -> Path:
-    """A planted project with the harness's plugins (the recorder included) and ``pages``."""
-    (root / "conftest.py").write_text(conftest("torchsheet_harness.pytest_plugin", RECORDER))
-    docs = root / "docs"
-    for name, text in pages.items():
-        (docs / name).parent.mkdir(parents=True, exist_ok=True)
-        (docs / name).write_text(text)
-    return docs
+#: Real pages made stale (what to replace with what), which must come back as they were.
+REAL = {
+    "tensors/layout.md": ("(3, 1)\n", "(1, 3)\n"),
+    "tensors/creating.md": ("torch.Size([2, 3]) torch.int64\n", "torch.Size([3, 2]) torch.int64\n"),
+}
 
 
 def diff_lines(stdout: str) -> list[str]:
@@ -187,48 +160,34 @@ def diff_lines(stdout: str) -> list[str]:
         ("", "printed\n", ["printed"]),
         ("shown\n", "", []),
     ],
-    ids=[
-        "a line",
-        "inline ...",
-        "... over lines",
-        "... then more",
-        "traceback",
-        "wrapped by the page",
-        "new",
-        "gone",
-    ],
-)
+    ids=["a line", "inline ...", "... over lines", "... then more", "traceback",
+         "wrapped by the page", "new", "gone"],
+)  # fmt: skip
 def test_only_differing_lines_are_rewritten(expected: str, got: str, rewritten: list[str]):
     assert updated_expected(expected, got) == rewritten
 
 
-def test_a_mismatch_marks_the_padding_space() -> None:
-    message = compare_output("tensor([3, 12, 21])\n", "tensor([ 3, 12, 21])\n", "page.md:3")
-    assert message.splitlines()[-5:] == [
-        "--- first difference: line 1 of the output, column 9: '3' expected, ' ' printed ---",
-        "expected: tensor([3, 12, 21])",
-        "                  ^",
-        "got:      tensor([ 3, 12, 21])",
-        "                  ^",
-    ]
-    assert (message.expected, message.got) == ("tensor([3, 12, 21])\n", "tensor([ 3, 12, 21])\n")
-
-
-def test_a_doctest_failure_marks_it_too() -> None:
-    with pytest.raises(SybilFailure) as failed:
-        check_parser(PageParser(), "```python\n>>> print('tensor([ 3])')\ntensor([3])\n```\n")
-    assert str(failed.value).splitlines()[-5:] == [
+def test_a_failure_marks_the_first_difference() -> None:
+    marked = [
         "--- first difference: line 1 of the output, column 9: '3' expected, ' ' printed ---",
         "expected: tensor([3])",
         "                  ^",
         "got:      tensor([ 3])",
         "                  ^",
     ]
-
-
-def test_the_first_difference_is_past_matching_lines_and_whitespace() -> None:
-    marked = first_difference("a\n...\nz  is here\n", "a\nb\nz is there\n")
-    assert marked.splitlines()[0] == (
+    message = compare_output("tensor([3])\n", "tensor([ 3])\n", "page.md:3")
+    assert message.splitlines()[-5:] == marked
+    assert (message.expected, message.got) == ("tensor([3])\n", "tensor([ 3])\n")
+    for page in (  # a doctest's and an output block's, at the page line
+        "```python\n>>> print('tensor([ 3])')\ntensor([3])\n```\n",
+        "```python\nprint('tensor([ 3])')\n```\n\n"
+        "```{code-block} text\n:class: output\ntensor([3])\n```\n",
+    ):
+        with pytest.raises(SybilFailure) as failed:
+            check_parser(PageParser(), page)
+        assert str(failed.value).splitlines()[-5:] == marked
+    assert ":1: the output shown on the page is not what the code printed" in str(failed.value)
+    assert first_difference("a\n...\nz  is here\n", "a\nb\nz is there\n").splitlines()[0] == (
         "--- first difference: line 3 of the output, column 7: 'h' expected, 't' printed ---"
     )
     assert first_difference("a\n", "a\nb\n").splitlines()[0] == (
@@ -237,88 +196,48 @@ def test_the_first_difference_is_past_matching_lines_and_whitespace() -> None:
 
 
 def test_stale_outputs_are_rewritten_and_nothing_else(tmp_path, monkeypatch) -> None:
+    """Planted pages, a torchrun block (every rank's output, rank 0 first) and real pages made
+    stale: under pytest-xdist the controller applies what the workers found."""
     monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "")  # the gated block is skipped on any runner
-    docs = project(tmp_path, {"stale.md": STALE, "raising.md": RAISING})
+    real = {name: (REPO / "docs" / name).read_text() for name in REAL}
+    stale = {name: real[name].replace(*REAL[name], 1) for name in REAL}
+    pages = {"stale.md": STALE, "raising.md": RAISING, "ranks.md": RANKS, **stale}
+    docs = write_project(tmp_path, pages, "torchsheet_harness.pytest_plugin", RECORDER)
     results = tmp_path / "results.json"
 
-    updated = run_pytest(
-        tmp_path, "-n", "0", "--update-outputs", f"--torchsheet-results={results}", "docs"
-    )
-    assert updated.returncode == 1, updated.stdout  # the raising blocks still fail
-    assert (docs / "stale.md").read_text() == FRESH
-    assert (docs / "raising.md").read_text() == RAISING.replace("before\n", "after\n")
-    assert diff_lines(updated.stdout) == [
-        "-before",
-        "+after",
-        "-tensor([3, 12, 21])",
-        "+tensor([ 3, 12, 21])",
-        "-B",
-        "+b",
-        "+printed now",
+    options = ("-n", "2", "--dist", "loadfile", f"--torchsheet-results={results}")
+    updated = run_pytest(tmp_path, *options, "--update-outputs")
+    assert updated.ret == 1, updated.stdout.str()  # the raising blocks still fail
+    fresh = {"stale.md": FRESH, "raising.md": RAISING.replace("before\n", "after\n"),
+             "ranks.md": RANKS.replace(" of 4\n", " of 2\n"), **real}  # fmt: skip
+    assert {name: (docs / name).read_text() for name in fresh} == fresh
+    assert sorted(diff_lines(updated.stdout.str())) == sorted([
+        "-before", "+after", "-tensor([3, 12, 21])", "+tensor([ 3, 12, 21])", "+printed now",
         "-ValueError: invalid literal for int() with base 10: 'y'",
-        "+ValueError: invalid literal for int() with base 10: 'x'",
-        "-three",
-        "+two",
-        "-5",
-    ]
-    assert (
-        "torchsheet: rewrote 7 outputs in 2 pages (docs/raising.md, docs/stale.md); "
-        "1 differing output not rewritten; page results not recorded" in updated.stdout
-    )
-    assert "not rewritten: the code printed nothing" in updated.stdout
-    assert "FAILED docs/raising.md::line:4" in updated.stdout  # raised ValueError, not shown
-    assert "KeyError: 'planted'" in updated.stdout
+        "+ValueError: invalid literal for int() with base 10: 'x'", "-three", "+two",
+        "-rank 0 of 4", "+rank 0 of 2", "-rank 1 of 4", "+rank 1 of 2",
+        "-(1, 3)", "+(3, 1)", "-torch.Size([3, 2]) torch.int64", "+torch.Size([2, 3]) torch.int64",
+    ])  # fmt: skip
+    for line in (
+        "*not rewritten: the code printed nothing*",
+        "FAILED docs/raising.md::line:4,*",  # raised ValueError, not shown
+        "docs/raising.md:12: KeyError: 'planted'",
+        "torchsheet: rewrote 8 outputs in 5 pages (docs/raising.md, docs/ranks.md, docs/stale.md, "
+        "docs/tensors/creating.md, docs/tensors/layout.md); 1 differing output not rewritten; "
+        "page results not recorded*",
+    ):
+        updated.stdout.fnmatch_lines([line])
     assert not results.exists()
 
-    again = run_pytest(tmp_path, "-n", "0", "--update-outputs", "docs")
-    assert "torchsheet: no page changed" in again.stdout
-    assert (docs / "stale.md").read_text() == FRESH
-
-    # The page passes, and a block below a rewrite that added a line is reported at its line.
-    passed = run_pytest(tmp_path, "-n", "0", f"--torchsheet-results={results}", "docs/stale.md")
-    assert passed.returncode == 0, passed.stdout
+    # Run again: nothing to rewrite; the page passes, and a block below a rewrite that added a
+    # line is reported at its line.
+    again = run_pytest(tmp_path, "-n", "0", "--update-outputs", "docs/stale.md", "docs/raising.md")
     lines = FRESH.splitlines()
-    gated = lines.index(":class: needs-cuda")  # the block's opening line, 1-based
-    assert re.search(rf"SKIPPED \[\d+\] docs/stale.md:{gated}: needs CUDA", passed.stdout)
-    assert f"SKIPPED [1] docs/stale.md:{lines.index('```bash') + 1}: not run" in passed.stdout
-    blocks = json.loads(results.read_text())["pages"]["stale.md"]["blocks"].values()
-    outcomes = {block["outcome"] for block in blocks}
-    assert outcomes == {"passed", "skipped"}, outcomes
-
-
-def test_a_torchrun_block_gets_every_ranks_output_rank_0_first(tmp_path) -> None:
-    docs = project(tmp_path, {"ranks.md": RANKS})
-    updated = run_pytest(tmp_path, "-n", "0", "--update-outputs", "docs")
-    assert updated.returncode == 0, updated.stdout
-    fresh = RANKS.replace(" of 4\n", " of 2\n")
-    assert (docs / "ranks.md").read_text() == fresh
-    assert diff_lines(updated.stdout) == [
-        "-rank 0 of 4",
-        "+rank 0 of 2",
-        "-rank 1 of 4",
-        "+rank 1 of 2",
-    ]
-    assert run_pytest(tmp_path, "-n", "0", "docs").returncode == 0
-
-
-def test_real_pages_made_stale_come_back_as_they_were(tmp_path) -> None:
-    pages = {
-        name: (REPO / "docs" / name).read_text()
-        for name in ("tensors/layout.md", "tensors/creating.md")
-    }
-    stale = {
-        "tensors/layout.md": pages["tensors/layout.md"].replace("(3, 1)\n", "(1, 3)\n", 1),
-        "tensors/creating.md": pages["tensors/creating.md"].replace(
-            "torch.Size([2, 3]) torch.int64\n", "torch.Size([3, 2]) torch.int64\n"
-        ),
-    }
-    assert stale != pages
-    docs = project(tmp_path, stale)
-    # Under pytest-xdist the controller applies what the workers found.
-    updated = run_pytest(tmp_path, "-n", "2", "--dist", "loadfile", "--update-outputs", "docs")
-    assert updated.returncode == 0, updated.stdout
-    for name, text in pages.items():
-        assert (docs / name).read_text() == text
-    assert sorted(diff_lines(updated.stdout)) == sorted(
-        ["-(1, 3)", "+(3, 1)", "-torch.Size([3, 2]) torch.int64", "+torch.Size([2, 3]) torch.int64"]
-    )
+    again.assert_outcomes(passed=7, failed=3, skipped=3)  # stale.md: 6 passed, 3 skipped
+    again.stdout.fnmatch_lines([
+        "torchsheet: no page changed*",
+        f"SKIPPED [[]2] docs/stale.md:{lines.index(':class: needs-cuda')}: needs CUDA*",
+        f"SKIPPED [[]1] docs/stale.md:{lines.index('```bash') + 1}: not run*",
+    ])  # fmt: skip
+    assert (docs / "stale.md").read_text() == FRESH
+    again.stdout.no_fnmatch_line("FAILED docs/stale.md*")

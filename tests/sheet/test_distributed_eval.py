@@ -1,13 +1,6 @@
-"""The DDP snippets' distributed evaluation counts each sample exactly once, on 2 and 3 ranks.
-
-A ``DistributedSampler`` pads every rank's share to the same length by repeating samples, so an
-accuracy summed over ranks would count some samples twice (6 of 5 on 2 ranks). Here each
-snippet's own ``prepare_dataset`` and ``compute_accuracy`` run under torchrun with a model that
-always predicts class 0: the accuracy must be the true one, 3 of 5 on the training set and 1 of
-2 on the test set, and the samples the ranks evaluate together must be the dataset, once each.
-"""
-
-from __future__ import annotations
+"""The DDP snippets' distributed evaluation counts each sample once, on 2 and 3 ranks (a
+``DistributedSampler`` pads each rank's share by repeating samples): with a model that always
+predicts class 0, the accuracy is the true one and the ranks see the dataset once."""
 
 import textwrap
 from pathlib import Path
@@ -15,6 +8,8 @@ from pathlib import Path
 import pytest
 
 from torchsheet_harness.run.torchrun import torchrun
+
+pytestmark = pytest.mark.torchsheet_inputs("snippets")
 
 SNIPPETS = Path(__file__).resolve().parents[2] / "snippets"
 

@@ -1,9 +1,9 @@
 """One page cannot change another's results: global torch state is restored after each page."""
 
-from __future__ import annotations
-
 import pytest
 from planted import run_pytest, write_project
+
+pytestmark = pytest.mark.torchsheet_inputs()  # what its verdict reads (reuse key)
 
 # Runs first (alphabetical): changes everything a page could change.
 MUTATE = """
@@ -16,15 +16,15 @@ MUTATE = """
     torch.set_default_dtype(torch.float64)
     torch.set_default_device("cpu")
     torch.serialization.add_safe_globals([os.PathLike])
-    torch.set_grad_enabled(False)
+    _ = torch.set_grad_enabled(False)  # (a prompt would echo what these return)
     torch.use_deterministic_algorithms(True)
-    torch.autograd.set_detect_anomaly(True)
+    _ = torch.autograd.set_detect_anomaly(True)
     torch.set_warn_always(True)
     torch.set_printoptions(precision=1)
     torch.set_num_threads(1)
     torch.set_float32_matmul_precision("medium")
     torch.backends.cudnn.benchmark = True
-    torch.manual_seed(1234)
+    _ = torch.manual_seed(1234)
     os.environ["TORCHSHEET_LEAK"] = "1"
     os.chdir("/")
     ```
@@ -56,8 +56,9 @@ CHECK = """
     ([], False)
     >>> "TORCHSHEET_LEAK" in os.environ, os.getcwd() == "/"
     (False, False)
-    >>> torch.rand(2)  # the page seed, 0, not the 1234 the other page set
-    tensor([0.4963, 0.7682])
+    >>> seeded = torch.Generator().manual_seed(1234)  # what the other page set
+    >>> torch.equal(torch.rand(2), torch.rand(2, generator=seeded))  # fresh, as a new prompt's
+    False
     ```
 
     ```python
@@ -68,31 +69,19 @@ CHECK = """
     """
 
 
-@pytest.fixture(scope="module")
-def run(tmp_path_factory: pytest.TempPathFactory) -> tuple[str, str]:
-    """One pytest run over three pages: the mutating page, the check page after it, and the
-    mutations followed by the checks within one page (where nothing restores the state)."""
+def test_global_state_is_restored_between_pages(tmp_path) -> None:
+    """The check page passes after the mutating page; the same checks after the same mutations
+    in one page (where nothing restores the state) fail: the check can fail."""
     import torch
 
-    root = tmp_path_factory.mktemp("isolation")
     check = CHECK.replace("NUM_THREADS", str(torch.get_num_threads()))
     same_page = MUTATE + "\n" + check.split("\n", 2)[2]
-    write_project(root, {"a_mutate.md": MUTATE, "b_check.md": check, "c_same_page.md": same_page})
-    result = run_pytest(root, "-p", "no:randomly")
-    return result.stdout + result.stderr, check
-
-
-def test_global_state_is_restored_between_pages(run) -> None:
-    out, check = run
-    # Every example of the two pages passes: 2 on the mutating page, 12 on the check page.
-    assert out.count("PASSED docs/a_mutate.md::") == 2, out
-    assert out.count("PASSED docs/b_check.md::") == check.count(">>> ") == 12, out
-    assert "FAILED docs/a_mutate.md" not in out and "FAILED docs/b_check.md" not in out, out
-    assert "ERROR docs/" not in out, out  # no collection error either
-
-
-def test_the_check_page_can_fail(run) -> None:
-    """Without the restore the check page fails: the checks after the mutations, in one page."""
-    out, _ = run
-    assert "FAILED docs/c_same_page.md::" in out, out
-    assert "Expected:\n    (torch.float32, True)" in out
+    write_project(
+        tmp_path, {"a_mutate.md": MUTATE, "b_check.md": check, "c_same_page.md": same_page}
+    )
+    result = run_pytest(tmp_path, "-p", "no:randomly", "docs/a_mutate.md", "docs/b_check.md")
+    result.assert_outcomes(passed=2 + check.count(">>> "))  # every example of the two pages
+    result = run_pytest(tmp_path, "-p", "no:randomly", "docs/c_same_page.md")
+    result.stdout.fnmatch_lines(
+        ["Expected:", "    (torch.float32, True)", "FAILED docs/c_same_page.md::*"]
+    )

@@ -1,13 +1,6 @@
-"""Every snippet that picks a backend picks it the same way, whatever the number of GPUs.
-
-NCCL and ``cuda:LOCAL_RANK`` only when the node has a GPU for every local rank, otherwise gloo on
-CPU. The suite's own launches hide the GPUs (``CUDA_VISIBLE_DEVICES=""``), so the GPU paths are
-checked here with ``torch.cuda`` patched to report 0, 1 or 2 GPUs. The snippets that pick are
-found, not listed: any ``snippets/*.py`` that names NCCL in a string. Every snippet also names
-its backend and its mesh where it creates them, so a host with GPUs changes nothing else.
-"""
-
-from __future__ import annotations
+"""Every snippet that picks a backend picks it the same way, whatever the number of GPUs: NCCL
+and ``cuda:LOCAL_RANK`` only when the node has a GPU for every local rank, else gloo on CPU
+(``torch.cuda`` patched to report 0, 1 or 2 GPUs); and names its backend and mesh."""
 
 import ast
 import importlib.util
@@ -21,16 +14,15 @@ import pytest
 import torch
 import torch.distributed as dist
 
+pytestmark = pytest.mark.torchsheet_inputs("snippets")
+
 SNIPPETS = Path(__file__).resolve().parents[2] / "snippets"
 
 
 def names_nccl(path: Path) -> bool:
     """Whether a string in the script's code mentions nccl: then it picks a backend."""
-    tree = ast.parse(path.read_text(), filename=str(path))
-    return any(
-        isinstance(node, ast.Constant) and isinstance(node.value, str) and "nccl" in node.value
-        for node in ast.walk(tree)
-    )
+    nodes = ast.walk(ast.parse(path.read_text(), filename=str(path)))
+    return any(isinstance(node, ast.Constant) and "nccl" in str(node.value) for node in nodes)
 
 
 PICKING = sorted(path.stem for path in SNIPPETS.glob("*.py") if names_nccl(path))
@@ -105,14 +97,8 @@ def start_rank_1(name: str, monkeypatch: pytest.MonkeyPatch) -> None:
 def test_rank_1_of_2_joins_with(gpus, monkeypatch, name, visible, backend) -> None:
     """Rank 1 of 2 on one node: what the script passes to set_device and init_process_group."""
     gpus(visible)
-    for variable, value in {
-        "RANK": "1",
-        "LOCAL_RANK": "1",
-        "WORLD_SIZE": "2",
-        "LOCAL_WORLD_SIZE": "2",
-        "MASTER_ADDR": "localhost",
-        "MASTER_PORT": "0",
-    }.items():
+    ranks = dict(RANK="1", LOCAL_RANK="1", WORLD_SIZE="2", LOCAL_WORLD_SIZE="2")
+    for variable, value in {**ranks, "MASTER_ADDR": "localhost", "MASTER_PORT": "0"}.items():
         monkeypatch.setenv(variable, value)
     asked: dict[str, object] = {}
     monkeypatch.setattr(torch.cuda, "set_device", lambda device: asked.update(set_device=device))
@@ -133,13 +119,9 @@ def test_rank_1_of_2_joins_with(gpus, monkeypatch, name, visible, backend) -> No
 
 def calls(path: Path, function: str) -> list[ast.Call]:
     """Every call of ``function`` (as ``f(...)`` or ``x.f(...)``) in the script."""
-    tree = ast.parse(path.read_text(), filename=str(path))
-    return [
-        node
-        for node in ast.walk(tree)
-        if isinstance(node, ast.Call)
-        and function in (getattr(node.func, "id", None), getattr(node.func, "attr", None))
-    ]
+    nodes = ast.walk(ast.parse(path.read_text(), filename=str(path)))
+    return [node for node in nodes if isinstance(node, ast.Call) and function in
+            (getattr(node.func, "id", None), getattr(node.func, "attr", None))]  # fmt: skip
 
 
 @pytest.mark.parametrize("path", sorted(SNIPPETS.glob("*.py")), ids=lambda path: path.name)

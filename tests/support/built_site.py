@@ -1,14 +1,8 @@
-"""The built HTML site as the site tests see it: built once, served on localhost, its code blocks.
+"""The real site as its tests see it: built once per session with ``sphinx-build -W`` (or taken
+from ``$TORCHSHEET_HTML``), served on localhost, its code blocks and the copy button's settings
+(what they yield: :mod:`torchsheet_harness.pages.copy_text`)."""
 
-Test support, not part of the harness package: used by tests/harness/test_html.py,
-tests/harness/test_copy_paste.py and tests/harness/test_browser.py. The site is built with
-``sphinx-build -W`` from docs/ into a temporary folder (about ten seconds), or taken from
-``$TORCHSHEET_HTML`` when that names an already built site. Also here: the copy button's settings,
-read from the build (what it yields: :mod:`torchsheet_harness.sphinx_ext.copy_text`).
-"""
-
-from __future__ import annotations
-
+import ast
 import html
 import os
 import re
@@ -21,56 +15,41 @@ from dataclasses import dataclass
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
+from filelock import FileLock
+
 from torchsheet_harness.locations import page_files
-from torchsheet_harness.run.process import machine_lock
-from torchsheet_harness.sphinx_ext.copy_text import CopySettings
+from torchsheet_harness.pages.copy_text import CopySettings
 
 ROOT = Path(__file__).resolve().parents[2]
 DOCS = ROOT / "docs"
-BUILD_TIMEOUT_SECONDS = 300
-
-
-class BuildError(RuntimeError):
-    """sphinx-build failed (a warning counts, as with -W in nox -s docs)."""
 
 
 def build_site(base: Path) -> Path:
     """The site for this test session: $TORCHSHEET_HTML, or docs/ built once under ``base``.
 
     ``base`` is pytest's base temporary folder. pytest-xdist workers share its parent, so the
-    site is built there once under a lock and the other workers wait for it; a failed build is
-    recorded next to it and reported by every test that needs the site.
+    site is built there once under a lock and the others wait; a failed build is recorded next
+    to it and reported by every test that needs the site.
     """
     if os.environ.get("TORCHSHEET_HTML"):
         return Path(os.environ["TORCHSHEET_HTML"]).resolve()
     shared = base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
     out, failure = shared / "torchsheet-html", shared / "torchsheet-html.failed"
-    with machine_lock(shared / "torchsheet-html.lock"):
+    with FileLock(shared / "torchsheet-html.lock"):
         if not (out / "index.html").is_file() and not failure.is_file():
-            error = _build(out)
-            if error is not None:
-                failure.write_text(error, encoding="utf-8")
+            command = [
+                sys.executable, "-m", "sphinx", "-W", "--keep-going", "-q", "-b", "html",
+                "-d", str(shared / "torchsheet-doctrees"),
+                # No results file (the option wins over $TORCHSHEET_RESULTS): the site's tests
+                # must not depend on the last test run.
+                "-D", f"torchsheet_results_file={shared / 'no-results.json'}", str(DOCS), str(out),
+            ]  # fmt: skip
+            done = subprocess.run(command, capture_output=True, text=True, timeout=300)
+            if done.returncode != 0:
+                failure.write_text(f"sphinx-build -W failed:\n{done.stderr}{done.stdout}")
     if failure.is_file():
-        raise BuildError(failure.read_text(encoding="utf-8"))
+        raise RuntimeError(failure.read_text(encoding="utf-8"))
     return out
-
-
-def _build(out_dir: Path) -> str | None:
-    """Run sphinx-build -W into ``out_dir``; None on success, else its warnings."""
-    command = [
-        sys.executable, "-m", "sphinx", "-W", "--keep-going", "-q", "-b", "html",
-        "-d", str(out_dir.with_name("torchsheet-doctrees")),
-        # No results file (the option wins over $TORCHSHEET_RESULTS): the site tests must not
-        # depend on the last test run.
-        "-D", f"torchsheet_results_file={out_dir.with_name('no-results.json')}",
-        str(DOCS), str(out_dir),
-    ]  # fmt: skip
-    finished = subprocess.run(
-        command, capture_output=True, text=True, timeout=BUILD_TIMEOUT_SECONDS
-    )
-    if finished.returncode != 0:
-        return f"sphinx-build -W failed:\n{finished.stderr}{finished.stdout}"
-    return None
 
 
 @contextmanager
@@ -95,6 +74,17 @@ def serve(directory: Path) -> Iterator[str]:
         thread.join(timeout=10)
 
 
+def wait_for(driver: object, script: str, what: str, seconds: float = 20) -> object:
+    """Poll ``script`` (a JS expression) in the page until it is truthy; its value."""
+    from selenium.common.exceptions import TimeoutException
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    try:
+        return WebDriverWait(driver, seconds).until(lambda d: d.execute_script(f"return {script}"))
+    except TimeoutException:
+        raise AssertionError(f"timed out after {seconds}s waiting for {what}") from None
+
+
 def pages(site: Path) -> list[Path]:
     """The HTML of every page built from docs/*.md (not search or index pages Sphinx adds)."""
     return [site / md.relative_to(DOCS).with_suffix(".html") for md in page_files(DOCS)]
@@ -105,19 +95,15 @@ _BLOCK = re.compile(
     r'<div class="highlight"><pre>(?P<body>.*?)</pre>',
     re.DOTALL,
 )
-_HEADING = re.compile(r"<h[1-6][^>]*>(?P<title>.*?)<a class=\"headerlink\"", re.DOTALL)
 
 
 @dataclass(frozen=True)
 class HtmlBlock:
     """One highlighted code block as a browser shows it."""
 
-    page: Path
-    index: int
     classes: frozenset[str]
     language: str
     text: str  # the <pre>'s text, as innerText gives it to the copy button
-    section: str
 
     @property
     def is_output(self) -> bool:
@@ -129,58 +115,26 @@ class HtmlBlock:
 
 
 def html_blocks(page: Path) -> list[HtmlBlock]:
-    """Every highlighted code block of a built page, in page order."""
-    text = page.read_text(encoding="utf-8")
-    headings = [(m.start(), _strip_tags(m["title"]).strip()) for m in _HEADING.finditer(text)]
-    blocks = []
-    for index, match in enumerate(_BLOCK.finditer(text)):
-        section = next((t for pos, t in reversed(headings) if pos < match.start()), "")
-        blocks.append(
-            HtmlBlock(
-                page=page,
-                index=index,
-                classes=frozenset(match["classes"].split()),
-                language=match["language"],
-                text=_strip_tags(match["body"]),
-                section=section,
-            )
+    """Every highlighted code block of a built page, in page order (not the quick reference's
+    excerpts: ``ts-qr-code``)."""
+    found = _BLOCK.finditer(page.read_text(encoding="utf-8"))
+    return [
+        HtmlBlock(
+            frozenset(match["classes"].split()), match["language"], _strip_tags(match["body"])
         )
-    return blocks
+        for match in found
+        if "ts-qr-code" not in match["classes"]
+    ]
 
 
 def _strip_tags(fragment: str) -> str:
     return html.unescape(re.sub(r"<[^>]+>", "", fragment))
 
 
-# ---------------------------------------------------------------------------------------------
-# The copy button's settings, as built
-
-
-_CALL = re.compile(
-    r"return formatCopyText\(text, '(?P<prompt>(?:[^'\\]|\\.)*)', (?P<regexp>true|false), "
-    r"(?P<only>true|false), (?P<remove>true|false), (?P<empty>true|false), "
-    r"'(?P<cont>(?:[^'\\]|\\.)*)', '(?P<heredoc>(?:[^'\\]|\\.)*)'\)"
-)
-
-
 def copy_settings(site: Path) -> CopySettings:
-    """Read the copy button's settings from the built ``_static/copybutton.js``."""
+    """The copy button's settings, read from its call in the built ``_static/copybutton.js``
+    (which must hold torchsheet's pasteReady)."""
     source = (site / "_static" / "copybutton.js").read_text(encoding="utf-8")
-    match = _CALL.search(source)
-    if match is None:
-        raise ValueError("formatCopyText call not found in _static/copybutton.js")
-    if "function pasteReady(" not in source:
-        raise ValueError("_static/copybutton.js lacks torchsheet's pasteReady (copy_text.py)")
-
-    def js_string(value: str) -> str:
-        return value.encode().decode("unicode_escape")
-
-    return CopySettings(
-        prompt=js_string(match["prompt"]),
-        is_regexp=match["regexp"] == "true",
-        only_prompt_lines=match["only"] == "true",
-        remove_prompts=match["remove"] == "true",
-        copy_empty_lines=match["empty"] == "true",
-        line_continuation=js_string(match["cont"]),
-        here_doc_delimiter=js_string(match["heredoc"]),
-    )
+    assert "function pasteReady(" in source, "copybutton.js lacks torchsheet's pasteReady"
+    args = re.search(r"return formatCopyText\(text, (.*)\)", source)[1]
+    return CopySettings(*ast.literal_eval(args.replace("true", "True").replace("false", "False")))

@@ -1,16 +1,6 @@
-"""What a manual names, read as a reader reads it, and which of those names do not exist.
-
-:func:`problems_of` reads a Markdown document's shell blocks (one command per line, a
-backslash continuing it) and its inline code spans, and reports, each with the document and
-line: a ``nox -s`` session the noxfile lacks; a pytest option, ``-m`` marker or ``-o`` ini name
-pytest lacks (given to ``pytest``, to a nox session that hands its arguments to pytest, or
-written alone as ``--option``); a path that does not exist (one a run creates excepted; a bare
-file name must exist somewhere in the repository); a ``python -m torchsheet_harness...`` module
-that does not exist; a relative link whose file is missing or whose ``#anchor`` is no heading of
-it. What exists comes in as :class:`Facts` (tests/harness/test_documented_commands.py gathers them).
-"""
-
-from __future__ import annotations
+"""What a manual names, read as a reader reads it (shell commands and inline code spans), and
+which of those names do not exist (:class:`Facts`): nox sessions, pytest options, markers and
+ini names, paths, ``python -m`` modules, relative links and anchors (:func:`problems_of`)."""
 
 import re
 import shlex

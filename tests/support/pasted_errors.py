@@ -1,28 +1,16 @@
-"""What a reader pastes into the site search for each error entry, in the forms they paste it.
+"""What a reader pastes into the site search for each ``% error:`` / ``% warning:`` entry
+(:func:`entries`), in the forms they paste it (:func:`forms`), and :data:`REAL_LINES`: lines as
+readers paste them, from torch's messages, older ones too (tests/harness/test_error_search.py)."""
 
-Test support for tests/harness/test_error_search.py. An entry is a ``% error:`` / ``% warning:``
-marker on a page and the block after it; its ``printed`` line is what that block shows torch
-printing, found in the page source: the doctest's exception (from its class through the line that
-holds the message) or the output line that holds it, as one line. Each form rewrites it as a
-reader's paste would differ: :func:`other_run`, :func:`cut_short`, :func:`in_traceback`; an alias
-(``% alias: <older wording> | <where printed>`` after the marker) is pasted with the class.
-Also :data:`REAL_LINES`: lines as readers paste them, from torch's messages, older ones too.
-"""
-
-from __future__ import annotations
-
-import doctest
 import re
-from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from sybil import Document
+from torchsheet_harness.locations import page_files
+from torchsheet_harness.pages.markers import messages_of
+from torchsheet_harness.pages.messages import shown_outputs
+from torchsheet_harness.pages.page import read_page
 
-from torchsheet_harness.pages.blocks import lex_blocks
-from torchsheet_harness.sphinx_ext.error_markers import MARKER
-
-ALIAS = re.compile(r"%\s*alias:\s*(?P<wording>.*?)\s*\|[^|]*$")
 CLASS = re.compile(r"(?:[\w.]+\.)?[A-Z]\w*(?:Error|Exception|Warning)\b")
 #: A number not inside a word ("mat1", "FP16", "LogBackward0" keep theirs), nor an address.
 FREE_NUMBER = re.compile(r"(?<![A-Za-z0-9_])\d+(?!x[0-9a-f])")
@@ -130,56 +118,37 @@ class Entry:
 def entries(docs: Path) -> list[Entry]:
     """Every marker under ``docs``, in page order."""
     found = []
-    for page in sorted(docs.rglob("*.md")):
-        if "_build" not in page.parts:
-            found.extend(_page_entries(page, page.relative_to(docs).as_posix()))
+    for path in page_files(docs):
+        for block in read_page(path).blocks:
+            for message in messages_of(block.markers):
+                printed = shown_line(block.code, block.output, message.kind, message.text)
+                cls = named[0] if (named := CLASS.search(printed)) else ""
+                aliases = tuple(f"{cls}: {old}" if cls else old for old, _ in message.aliases)
+                name = path.relative_to(docs).as_posix()
+                found.append(Entry(name, message.line, message.text, printed, cls, aliases))
     return found
 
 
-def _page_entries(page: Path, name: str) -> Iterator[Entry]:
-    text = page.read_text(encoding="utf-8")
-    lines = text.splitlines()
-    blocks = lex_blocks(Document(text, str(page)))
-    for number, line in enumerate(lines, 1):
-        if not line.startswith("% ") or not (marker := MARKER.fullmatch(line[2:].strip())):
-            continue
-        index = next(i for i, block in enumerate(blocks) if block.line > number)
-        block, after = blocks[index], blocks[index + 1 : index + 2]
-        output = str(after[0].source) if after and after[0].is_output else ""
-        printed = shown_line(str(block.source), output, marker["kind"], marker["message"])
-        cls = found[0] if (found := CLASS.search(printed)) else ""
-        aliases = []
-        for following in lines[number:]:
-            if not (alias := ALIAS.fullmatch(following.strip())):
-                break
-            aliases.append(f"{cls}: {alias['wording']}" if cls else alias["wording"])
-        yield Entry(name, number, marker["message"], printed, cls, tuple(aliases))
-
-
-def shown_line(code: str, output: str, kind: str, message: str) -> str:
+def shown_line(code: str, output: str | None, kind: str, message: str) -> str:
     """What the block shows torch printing: the lines from the exception's class through the
     one with ``message`` (a doctest), else the output line with it, as one line, without the
     doctest's ``...`` (the reader's own text there is unknown). A warning shown without its
     category gets Python's default, ``UserWarning``."""
-    doctest_block = code.lstrip().startswith(">>>")
-    if doctest_block:
-        examples = doctest.DocTestParser().get_examples(code)
-        shown = [e.exc_msg if kind == "error" else e.want for e in examples]
-    else:
-        shown = [output]
+    raised, printed = shown_outputs(code, output)
     head = " ".join(message.split()[:3])
-    for text in filter(None, shown):
+    for text in raised if kind == "error" else printed:
         lines = text.splitlines()
         at = next((i for i, line in enumerate(lines) if head in " ".join(line.split())), None)
         if at is None:
             continue
-        first = 0 if kind == "error" and doctest_block else at  # from the exception's class
-        printed = " ".join(lines[first : at + 1]).replace("0x...", "0x7f3a2c1d5e40")
-        printed = " ".join(printed.replace("...", " ").split())
+        first = 0 if kind == "error" and code.lstrip().startswith(">>>") else at
+        printed_line = " ".join(lines[first : at + 1]).replace("0x...", "0x7f3a2c1d5e40")
+        printed_line = " ".join(printed_line.replace("...", " ").split())
         if kind == "warning":
-            printed = re.sub(r"^(\w+Warning):? ", r"\1: ", printed)
-            printed = printed if CLASS.match(printed) else f"UserWarning: {printed}"
-        return printed
+            printed_line = re.sub(r"^(\w+Warning):? ", r"\1: ", printed_line)
+            if not CLASS.match(printed_line):
+                printed_line = f"UserWarning: {printed_line}"
+        return printed_line
     raise ValueError(f"{message!r} is not in what the block shows")
 
 

@@ -1,11 +1,5 @@
-"""Print a built page to PDF with headless Chromium (Debian's ``chromium``), A4, no header.
-
-Used by ``nox -s pdf`` and tests/harness/test_pdf.py:
-``python tests/support/pdf_print.py docs/_build/html/quickref.html docs/_build/quickref.pdf``.
-The page's print stylesheet (docs/_static/torchsheet.css) sets the paper and hides navigation.
-"""
-
-from __future__ import annotations
+"""Print a built page to PDF with headless Chromium, A4, no header (the page's print stylesheet
+hides the navigation): ``python tests/support/pdf_print.py PAGE.html OUT.pdf`` (``nox -s pdf``)."""
 
 import shutil
 import subprocess
@@ -14,6 +8,12 @@ import tempfile
 from pathlib import Path
 
 PRINT_TIMEOUT_SECONDS = 120
+#: Headless and offline: nothing but this machine resolves (the site needs no other host).
+CHROMIUM_FLAGS = (
+    "--headless --no-sandbox --disable-gpu --disable-quic --no-first-run "
+    "--disable-background-networking --disable-component-update --disable-sync "
+    "--disable-dev-shm-usage"
+).split() + ["--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1"]
 
 
 def chromium() -> str | None:
@@ -29,11 +29,7 @@ def print_to_pdf(page: Path, pdf: Path) -> None:
     pdf.parent.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix="torchsheet-pdf-") as profile:
         command = [
-            binary, "--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-            "--no-first-run", "--disable-background-networking", "--disable-component-update",
-            f"--user-data-dir={profile}", "--no-pdf-header-footer",
-            # Nothing but the local file loads: the site needs no other host.
-            "--host-resolver-rules=MAP * ~NOTFOUND",
+            binary, *CHROMIUM_FLAGS, f"--user-data-dir={profile}", "--no-pdf-header-footer",
             f"--print-to-pdf={pdf.resolve()}", page.resolve().as_uri(),
         ]  # fmt: skip
         finished = subprocess.run(

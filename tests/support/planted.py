@@ -1,6 +1,5 @@
-"""Temporary projects with planted pages, run by a fresh pytest: how the harness is tested."""
-
-from __future__ import annotations
+"""Planted projects: the harness's conftest and pages, run by pytest in a fresh interpreter (torch
+cannot be imported twice in one process), its result pytester's ``RunResult``."""
 
 import os
 import subprocess
@@ -8,9 +7,40 @@ import sys
 import textwrap
 from pathlib import Path
 
+import pytest
+
 REPO = Path(__file__).resolve().parents[2]
 PLUGIN = "torchsheet_harness.pytest_plugin"
 RECORDER = "torchsheet_harness.pytest_plugin.recorder"
+#: A page of each kind of block: a doctest of two examples (line 7), a CUDA one (16), not run (24).
+PAGE = """\
+# A page
+
+What it is for.
+
+## First `section`
+
+```python
+>>> 1 + 1
+2
+>>> 2 * 3
+6
+```
+
+## Needs hardware
+
+```{code-block} python
+:class: needs-cuda
+>>> import torch
+>>> torch.ones(1, device="cuda").device.type
+'cuda'
+```
+
+% not-run: a shell command
+```bash
+pip install torch
+```
+"""
 
 
 def conftest(*plugins: str) -> str:
@@ -23,24 +53,19 @@ def conftest(*plugins: str) -> str:
     )
 
 
-def write_project(root: Path, pages: dict[str, str]) -> Path:
-    """A minimal project: the harness's conftest and ``pages`` under ``root/docs``."""
-    (root / "conftest.py").write_text(conftest(PLUGIN))
-    docs = root / "docs"
-    docs.mkdir()
+def write_project(root: Path, pages: dict[str, str], *plugins: str) -> Path:
+    """``pages`` (dedented) under ``root/docs``, and the conftest of ``plugins`` (default: the
+    harness's plugin)."""
+    (root / "conftest.py").write_text(conftest(*(plugins or [PLUGIN])))
     for name, text in pages.items():
-        (docs / name).write_text(textwrap.dedent(text).lstrip("\n"))
-    return docs
+        (root / "docs" / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / "docs" / name).write_text(textwrap.dedent(text).lstrip("\n"))
+    return root / "docs"
 
 
-def run_pytest(root: Path, *args: str) -> subprocess.CompletedProcess:
-    """pytest in a fresh interpreter in ``root``, with this checkout's harness importable."""
+def run_pytest(root: Path, *args: str) -> pytest.RunResult:
+    """pytest -rA in a fresh interpreter in ``root``, with this checkout's harness importable."""
     env = dict(os.environ, PYTHONPATH=str(REPO), PYTHONDONTWRITEBYTECODE="1")
-    return subprocess.run(
-        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-rA", *args],
-        cwd=root,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
+    command = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-rA", *args]
+    done = subprocess.run(command, cwd=root, env=env, capture_output=True, text=True, timeout=300)
+    return pytest.RunResult(done.returncode, done.stdout.splitlines(), done.stderr.splitlines(), 0)

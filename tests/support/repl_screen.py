@@ -1,28 +1,11 @@
-"""A reader at Python 3.13's default REPL or at IPython, on a pseudo-terminal, read off a screen.
-
-Used by tests/harness/test_paste_repls.py. Both prompts redraw what is typed with escape sequences
-(colours, cursor moves, the auto-indentation they add), so what a reader sees is what a terminal
-emulator (pyte) draws from the bytes, not the bytes. :meth:`ReplScreen.paste` clears the screen
-(Ctrl-L), pastes a block as a terminal does, presses Enter as a reader does while the prompt
-waits with the input unfinished (at most three times), and returns the screen's lines less the
-code (:func:`without_code`).
-
-How the block is pasted (:data:`HOW`):
-
-- ``bracketed``: ``ESC[200~`` text ``ESC[201~``, what current terminals send; the REPL takes
-  the block as one input.
-- ``typed``: the lines as plain keystrokes, what a terminal without bracketed paste sends; the
-  REPL indents each line after a ``:`` on its own, on top of the pasted spaces.
-- ``own-way``: the REPL's own way for that: F3 (paste mode) before and after the text at the
-  3.13 REPL, ``%cpaste`` then the text then ``--`` at IPython.
-"""
-
-from __future__ import annotations
+"""A reader at the classic ``python`` prompt, Python 3.13's REPL or IPython, on a pseudo-terminal,
+read off a screen drawn by pyte (the newer REPLs redraw what is typed): :class:`ReplScreen`."""
 
 import array
 import fcntl
 import os
 import re
+import signal
 import sys
 import termios
 import time
@@ -33,7 +16,6 @@ from pathlib import Path
 import pexpect
 import pyte
 
-HOW = ("bracketed", "typed", "own-way")
 #: A prompt at the start of a screen line (``%cpaste`` draws ':'s); what follows is the echo of
 #: the input, or with --simple-prompt the output, drawn after the prompts of the typed lines.
 PROMPT = re.compile(r"^(?::+|(?:>>>|\.\.\.|\(paste\)|In \[\d+\]:|\s*\.\.\.:)(?: |$))")
@@ -53,36 +35,25 @@ class Repl:
     ready: re.Pattern[str]  # the prompt for a new input (nothing typed after it: waiting)
     more: re.Pattern[str]  # the continuation prompt
     traceback: str  # the line that starts a traceback
-    own_way: tuple[str, str]  # sent before and after the text for the ``own-way`` paste
+    # ``own-way``: sent before the text, the cursor's line once the REPL took it, sent after
+    own_way: tuple[str, str, str] = ("", "", "")
     redraws: bool = True  # clears its screen on Ctrl-L; False: reads plain lines (input())
+    term: str = "xterm-256color"
 
 
+TRACEBACK = "Traceback (most recent call last):"
+PROMPTS = re.compile(r">>>"), re.compile(r"\.\.\.|\(paste\)")
+# F3 (xterm's kf3) enters paste mode, and F3 again leaves it.
 PYTHON_REPL = Repl(
-    name="python3.13 REPL",
-    args=("-q",),
-    ready=re.compile(r">>>"),
-    more=re.compile(r"\.\.\.|\(paste\)"),
-    traceback="Traceback (most recent call last):",
-    own_way=("\x1bOR", "\x1bOR"),  # F3 (xterm's kf3) enters paste mode, F3 again leaves it
+    "python3.13 REPL", ("-q",), *PROMPTS, TRACEBACK, ("\x1bOR", r"\(paste\)", "\x1bOR")
 )
 IPYTHON = Repl(
-    name="IPython",
-    args=("-m", "IPython", "--no-banner"),
-    ready=re.compile(r"In \[\d+\]:"),
-    more=re.compile(r" *\.\.\.:"),
-    traceback="Traceback (most recent call last)",
-    own_way=("%cpaste\r", "\r--\r"),
-)
-#: IPython without prompt_toolkit: lines read one by one, no auto-indentation, no bracketed
-#: paste (a terminal types the paste in).
-IPYTHON_SIMPLE = Repl(
-    name="IPython --simple-prompt",
-    args=("-m", "IPython", "--no-banner", "--simple-prompt"),
-    ready=IPYTHON.ready,
-    more=IPYTHON.more,
-    traceback=IPYTHON.traceback,
-    own_way=IPYTHON.own_way,
-    redraws=False,
+    "IPython", ("-m", "IPython", "--no-banner"), re.compile(r"In \[\d+\]:"),
+    re.compile(r" *\.\.\.:"), TRACEBACK.rstrip(":"), ("%cpaste\r", ":", "\r--\r"),
+)  # fmt: skip
+# -I leaves readline off; on 3.13 TERM=dumb makes the new REPL step aside for the classic one.
+CLASSIC = Repl(
+    "classic python prompt", ("-I", "-q"), *PROMPTS, TRACEBACK, redraws=False, term="dumb"
 )
 
 
@@ -103,14 +74,6 @@ def without_code(screen: str, code: str) -> str:
     return "\n".join(shown)
 
 
-def _open_stdin(pid: int) -> int | None:
-    """The REPL's terminal, opened to see how much typed input it has not read yet (Linux)."""
-    try:
-        return os.open(f"/proc/{pid}/fd/0", os.O_RDONLY | os.O_NOCTTY | os.O_NONBLOCK)
-    except OSError:
-        return None
-
-
 class ReplError(RuntimeError):
     """The REPL did not come back to its prompt in time, or left."""
 
@@ -121,26 +84,25 @@ class ReplScreen:
     def __init__(self, repl: Repl, cwd: Path, timeout: float) -> None:
         self.repl, self.timeout = repl, timeout
         self.enters = 0  # the Enters the last paste needed
-        env = {
-            "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
-            "HOME": str(cwd),
-            "TERM": "xterm-256color",
-            "LANG": "C.UTF-8",
-            "IPYTHONDIR": str(cwd / ".ipython"),
-        }
+        path, home = os.environ.get("PATH", "/usr/bin:/bin"), str(cwd)
+        env = {"PATH": path, "HOME": home, "TERM": repl.term, "LANG": "C.UTF-8"}
         self.screen = pyte.Screen(COLUMNS, ROWS)
         self.stream = pyte.ByteStream(self.screen)
         self.child = pexpect.spawn(
             sys.executable, list(repl.args), cwd=str(cwd), env=env, dimensions=(ROWS, COLUMNS)
         )
         self.child.delaybeforesend = None
-        self._stdin = _open_stdin(self.child.pid)
+        # The REPL's terminal, to see how much typed input it has not read yet (Linux).
+        stdin = f"/proc/{self.child.pid}/fd/0"
+        self._stdin = os.open(stdin, os.O_RDONLY | os.O_NOCTTY | os.O_NONBLOCK)
         # The REPL asks where the cursor is (prompt_toolkit does); the emulator answers.
         self.screen.write_process_input = lambda answer: self.child.send(answer.encode())
         self._settle(enters=False, until=lambda: True)
 
     def paste(self, code: str, how: str) -> str:
-        """Paste ``code`` as ``how`` says, then Enter as needed; what the screen shows after."""
+        """Paste ``code`` ``bracketed`` (``ESC[200~`` text ``ESC[201~``), ``typed`` (keystrokes:
+        CPython turns readline's bracketed paste off) or ``own-way`` (F3 at the 3.13 REPL,
+        ``%cpaste`` at IPython), then Enter as needed; the screen after, less the code."""
         if self.repl.redraws:
             self.child.send(b"\x0c")  # Ctrl-L: a clear screen with the prompt at the top
             self._settle(enters=False, until=lambda: self.text().strip() == self._cursor_line())
@@ -150,17 +112,13 @@ class ReplScreen:
             self.stream.feed(prompt.encode() + b" ")
         text = code.replace("\n", "\r")  # a terminal sends Return for each line break
         before = self.text()
-        if how == "bracketed":
-            self._send(f"\x1b[200~{text}\x1b[201~")
-        elif how == "typed":
-            self._send(text)
-        elif how == "own-way":
-            start, end = self.repl.own_way
+        if how == "own-way":
+            start, taken, end = self.repl.own_way
             self._send(start)
-            self._pump()
+            self._wait_for(re.compile(taken))  # a text sent before would be lost
             self._send(text + end)
         else:
-            raise ValueError(f"unknown paste {how!r}; known: {', '.join(HOW)}")
+            self._send(f"\x1b[200~{text}\x1b[201~" if how == "bracketed" else text)
         # Under load the REPL may not have drawn the paste yet: the prompt it still shows is not
         # the prompt after the paste.
         self.enters = self._settle(enters=True, until=lambda: self.text() != before)
@@ -171,14 +129,14 @@ class ReplScreen:
         return "\n".join(lines).rstrip()
 
     def close(self) -> None:
-        if self._stdin is not None:
-            os.close(self._stdin)
-        self.child.close(force=True)
+        """Kill the REPL and wait for it (pexpect's own close gives up after 0.1 s a signal)."""
+        os.close(self._stdin)
+        self.child.kill(signal.SIGKILL)
+        self.child.wait()
+        self.child.close()
 
     def _input_pending(self) -> bool:
         """Whether typed bytes still wait to be read: then a prompt on screen is not the last."""
-        if self._stdin is None:
-            return False
         pending = array.array("i", [0])
         fcntl.ioctl(self._stdin, termios.FIONREAD, pending)
         return pending[0] > 0
@@ -207,20 +165,31 @@ class ReplScreen:
             if self._read(0.05):
                 last = time.monotonic()
 
+    def _wait_for(self, prompt: re.Pattern[str]) -> None:
+        """Read until the cursor's line is ``prompt``."""
+        deadline = time.monotonic() + self.timeout
+        while not prompt.fullmatch(self._cursor_line()):
+            if time.monotonic() > deadline:
+                raise ReplError(f"no {prompt.pattern!r} after {self.timeout} s:\n{self.text()}")
+            self._read(0.05)
+
     def _cursor_line(self) -> str:
-        row = self.screen.buffer[self.screen.cursor.y]
-        return "".join(row[column].data for column in range(COLUMNS)).rstrip()
+        return self.screen.display[self.screen.cursor.y].rstrip()
 
     def _settle(self, enters: bool, until: Callable[[], bool]) -> int:
         """Wait for the prompt of a new input on a screen for which ``until()`` holds; with
         ``enters``, press Enter, as a reader does, while the cursor waits at a prompt with the
         input unfinished. Returns the Enters pressed.
+
+        A prompt counts once the REPL has read all that was typed, sleeps (it is not computing)
+        and has redrawn since the last Enter (it may first ask the terminal where the cursor is).
         """
-        deadline, pressed, line = time.monotonic() + self.timeout, 0, ""
+        deadline, pressed, line, at_enter = time.monotonic() + self.timeout, 0, "", None
         while time.monotonic() < deadline:
             self._pump()
             line = self._cursor_line()
-            if not until() or self._input_pending():
+            busy = self._input_pending() or self._state() == "R" or self.text() == at_enter
+            if not until() or busy:
                 continue
             if self.repl.ready.fullmatch(line):
                 return pressed
@@ -228,17 +197,12 @@ class ReplScreen:
                 if pressed == MAX_ENTERS:
                     raise ReplError(f"still at {line!r} after {pressed} Enters:\n{self.text()}")
                 self.child.send(b"\r")
-                pressed += 1
+                pressed, at_enter = pressed + 1, self.text()
         raise ReplError(
-            f"no prompt after {self.timeout} s ({pressed} Enters; {self._state()}; cursor at"
+            f"no prompt after {self.timeout} s ({pressed} Enters; state {self._state()}; cursor at"
             f" {self.screen.cursor.y},{self.screen.cursor.x}: {line!r}):\n{self.text()[-3000:]}"
         )
 
     def _state(self) -> str:
-        """What the REPL's process is doing, for a timeout's message (Linux; '?' elsewhere)."""
-        try:
-            proc = Path("/proc") / str(self.child.pid)
-            state = (proc / "stat").read_text().rsplit(")", 1)[1].split()[0]
-            return f"process state {state}, waiting in {(proc / 'wchan').read_text() or '-'}"
-        except OSError:
-            return "process state ?"
+        """The REPL's process state (Linux): 'R' while it computes."""
+        return Path(f"/proc/{self.child.pid}/stat").read_text().rsplit(")", 1)[1].split()[0]

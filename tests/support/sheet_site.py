@@ -1,65 +1,83 @@
-"""A two-page site built with ``sphinx-build -W``: the quick reference and one planted page.
+"""Planted sites built in-process by ``sphinx.testing``: pages written for a test, the extension,
+and results files of schema 3. Built again in the same folder, a site builds incrementally, as
+``nox -s docs`` does; each build is a fresh application, as each ``sphinx-build`` is."""
 
-Test support for the sheets' build checks (tests/harness/test_sheet_markers.py,
-tests/harness/test_sheet_checks.py, tests/harness/test_error_markers.py): the page is written as
-given, optionally with a recorded test run of it, and the finished build (its return code and
-warnings) is handed back.
-"""
-
-from __future__ import annotations
-
-import os
-import shutil
-import subprocess
-import sys
+import io
+import json
+from dataclasses import dataclass
 from pathlib import Path
 
-from built_site import DOCS
+from sphinx.testing.util import SphinxTestApp
 
-from torchsheet_harness.results import (
-    BlockEntry,
-    Environment,
-    PageEntry,
-    environment_key,
-    page_digest,
-    write_results,
-)
+from torchsheet_harness.results import Environment, environment_key, page_digest
 
-CPU = Environment(torch="2.13.0+cpu", cuda=None, device="CPU", gpus=0, python="3.11.7")
+CONF = """\
+extensions = ['myst_parser', 'torchsheet_harness.sphinx_ext']
+torchsheet_results = 'results'
+"""
+CPU_213 = Environment(torch="2.13.0+cpu", cuda=None, device="CPU", gpus=0, python="3.11.7")
+CPU_214 = Environment(torch="2.14.1", cuda="13.0", device="CPU", gpus=0, python="3.11.7")
+H200 = Environment(torch="2.11.0+cu130", cuda="13.0", device="NVIDIA H200", gpus=1, python="3.12.3")
+CUDA = {"gpus": 1, "torchrun": 0, "slurm": False}
+PASSED = {"outcome": "passed"}
+CUDA_SKIP = {"requires": CUDA, "outcome": "skipped", "reason": "needs CUDA, found 0 CUDA GPUs"}
 
 
-QUICK_REFERENCE = "```{quick-reference}\nCreation\n```"
+@dataclass
+class Site:
+    source: Path
+    warnings: str
+
+    def html(self, page: str = "index") -> str:
+        return (self.source.parent / "build" / "html" / f"{page}.html").read_text("utf-8")
 
 
-def build(
-    tmp_path: Path,
-    page_text: str,
-    blocks: dict[str, BlockEntry] | None = None,
-    index_body: str = QUICK_REFERENCE,
-) -> subprocess.CompletedProcess:
-    """Build a two-page site (``index_body``, by default the quick reference, and ``page_text``)
-    with -W; ``blocks``, when given, is what a recorded run of page.md found (block line →
-    entry). Called again with the same ``tmp_path``, it builds incrementally into the same
-    folder, as ``nox -s docs`` does."""
-    source = tmp_path / "src"
-    source.mkdir(exist_ok=True)  # built again: an incremental build into the same folder
-    if not (source / "conf.py").is_file():
-        shutil.copy(DOCS / "conf.py", source)
-    shutil.copytree(DOCS / "_static", source / "_static", dirs_exist_ok=True)
+def two_pages(index_body: str, page: str) -> dict[str, str]:
+    """An index page holding ``index_body`` (a sheet, say) and ``page`` below it."""
     index = f"# Sheet\n\nThe sheet.\n\n{index_body}\n\n```{{toctree}}\n:hidden:\n\npage\n```\n"
-    for name, text in (("index.md", index), ("page.md", page_text)):
-        if not (source / name).is_file() or (source / name).read_text(encoding="utf-8") != text:
-            (source / name).write_text(text, encoding="utf-8")  # else left as is, unchanged
-    if blocks is not None:
-        digest = page_digest(source / "page.md")
-        entry = PageEntry(sha256=digest, finished="2026-01-01 00:00 UTC", errors=0, blocks=blocks)
-        path = source / "_build" / "results" / f"{environment_key(CPU)}.json"
-        write_results(path, CPU, {"page.md": entry}, run={})
-    command = [sys.executable, "-m", "sphinx", "-W", "--keep-going", "-q", "-b", "html"]
-    return subprocess.run(
-        [*command, str(source), str(tmp_path / "html")],
-        capture_output=True,
-        text=True,
-        timeout=300,
-        env={**os.environ, "PYTHONPATH": str(DOCS.parent)},
-    )
+    return {"index.md": index, "page.md": page}
+
+
+def plant(root: Path, pages: dict[str, str], conf: str = "") -> Path:
+    """Write ``pages`` (name → text; unchanged ones are left alone) and conf.py under
+    ``root/src``."""
+    source = root / "src"
+    source.mkdir(exist_ok=True)
+    (source / "conf.py").write_text(CONF + conf)
+    for name, text in pages.items():
+        path = source / name
+        if not path.is_file() or path.read_text(encoding="utf-8") != text:
+            path.write_text(text, encoding="utf-8")
+    return source
+
+
+def build(root: Path, pages: dict[str, str] | None = None, conf: str = "") -> Site:
+    """Build ``root/src`` (planting ``pages`` first, when given) into ``root/build``."""
+    source = plant(root, pages, conf) if pages is not None else root / "src"
+    warnings = io.StringIO()
+    app = SphinxTestApp("html", srcdir=source, builddir=root / "build", warning=warnings)
+    try:
+        app.build()
+    finally:
+        app.cleanup()
+    return Site(source, warnings.getvalue())
+
+
+def record(
+    root: Path,
+    environment: Environment,
+    blocks: dict[str, dict],
+    page: str = "index.md",
+    stale: bool = False,
+    folder: str = "results",
+) -> None:
+    """A schema-3 results file of ``environment`` for the planted ``page``: ``blocks`` by line,
+    recorded on its source as it is now (unless ``stale``)."""
+    source = root / "src"
+    digest = "0" * 64 if stale else page_digest((source / page).read_text(encoding="utf-8"))
+    environment = Environment(**environment, key=environment_key(environment))
+    entry = {"sha256": digest, "finished": "2026-01-01 00:00 UTC", "errors": 0, "blocks": blocks}
+    data = {"schema": 3, "environment": environment, "last_run": {}, "pages": {page: entry}}
+    path = source / folder / f"{environment['key']}.json"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(data), encoding="utf-8")

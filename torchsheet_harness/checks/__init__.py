@@ -1,3 +1,1 @@
-"""Checks over the pages that are not examples: every block covered (:mod:`.audit`), the pages'
-Python linted (:mod:`.block_lint`), GPU blocks runnable alone (:mod:`.self_contained`).
-"""
+"""Checks over the pages that are not examples: the audit, the page linter, the static check."""

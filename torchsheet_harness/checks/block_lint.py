@@ -1,89 +1,48 @@
-"""Lint the Python on the pages with ruff, reporting page:line.
-
-A page runs as one module, top to bottom, so its in-process blocks are joined into one file (each
-at its page line) and checked with pyflakes rules: an undefined name, an unused import or a syntax
-error on a page is a defect a reader would copy. Blocks run by torchrun are separate programs and
-are checked one by one.
-
-Each block a reader pastes at the prompt (Python run in-process) is also checked as the copy
-button yields it (:mod:`..sphinx_ext.copy_text`) against the classic ``python`` prompt's rules:
-code that runs from a file can still be a syntax error there. And a ``>>>`` block ends at the
-first exception it shows: IPython and Jupyter run a pasted block as one input and stop there.
-``python -m torchsheet_harness.checks.block_lint [docs]``
-"""
+"""Lint the Python on the pages with ruff's pyflakes rules, reporting page:line: a page's in-process
+blocks as one module (each at its page line), its torchrun blocks one by one; and ``>>>``
+blocks that go on after an exception (IPython and Jupyter stop a pasted block there).
+``python -m torchsheet_harness.checks.block_lint [docs]``"""
 
 from __future__ import annotations
 
-import doctest
 import re
 import subprocess
 import sys
 from pathlib import Path
 
-from sybil import Document
-
-from ..locations import display_path, line_at, page_files, place
-from ..pages.blocks import Block, lex_blocks
-from ..pages.collect import page_sybil
-from ..pages.parser import block_of
-from ..pages.requirements import RequirementError
-from ..sphinx_ext.copy_text import (
-    classic_prompt_problem,
-    format_copy_text,
-    paste_ready,
-    paste_ready_changes_meaning,
-)
-from .self_contained import region_source
+from ..locations import display_path, page_files, place
+from ..pages.excerpts import prompt_examples, source_parts
+from ..pages.page import read_page
 
 RULES = ["--select", "F,E9", "--ignore", "F811"]
 _RUFF_LINE = re.compile(r"^[^:]+:(?P<line>\d+):(?P<col>\d+): (?P<message>.*)$")
 
 
-def page_modules(page: Path, docs: Path) -> list[tuple[str, int]]:
+def page_modules(page: Path) -> list[tuple[str, int]]:
     """(source, first line) of each program on the page: the page module, then torchrun blocks."""
-    document = page_sybil(docs).parse(page)
     lines: list[str] = []
     programs: list[tuple[str, int]] = []
-    for example in document.examples():
-        region = example.region
-        block = block_of(region)
-        source = region_source(region)
-        if block is None or not source.strip() or region.parsed is None:
-            continue  # scripts, exempted blocks and other parsers' regions
-        offset = getattr(region.parsed, "line_offset", None)
-        first = example.line + (offset + 1 if offset is not None else 0)
-        if block.requirement.slurm:
-            continue  # a batch script, not Python
+    for block in read_page(page).blocks:
+        if not block.executed or block.included is not None or block.requirement.slurm:
+            continue  # exempted blocks, scripts and batch scripts
+        first = block.line + block.source.line_offset + 1  # the page line of its code
         if block.requirement.torchrun:
-            programs.append((source, first))
+            programs.append((block.code, first))
             continue
-        lines.extend([""] * (first - 1 - len(lines)))
-        lines.extend(source.rstrip("\n").splitlines())
+        for source, offset in source_parts(block.code):
+            lines.extend([""] * (first + offset - 1 - len(lines)))
+            lines.extend(source.rstrip("\n").splitlines())
     return [("\n".join(lines) + "\n", 1), *programs]
 
 
-def lint_page(page: Path, docs: Path) -> list[str]:
+def lint_page(page: Path) -> list[str]:
     """ruff's findings for one page, each as 'page:line:col: message'."""
     findings = []
-    for source, first in page_modules(page, docs):
+    for source, first in page_modules(page):
         padded = "\n" * (first - 1) + source if first > 1 else source
-        result = subprocess.run(
-            [
-                sys.executable,
-                "-m",
-                "ruff",
-                "check",
-                *RULES,
-                "--output-format",
-                "concise",
-                "--stdin-filename",
-                "page.py",
-                "-",
-            ],
-            input=padded,
-            capture_output=True,
-            text=True,
-        )
+        ruff = [sys.executable, "-m", "ruff", "check", *RULES, "--output-format", "concise"]
+        argv = [*ruff, "--stdin-filename", "page.py", "-"]
+        result = subprocess.run(argv, input=padded, capture_output=True, text=True)
         for line in result.stdout.splitlines():
             if match := _RUFF_LINE.match(line):
                 findings.append(
@@ -93,31 +52,13 @@ def lint_page(page: Path, docs: Path) -> list[str]:
 
 
 def paste_findings(page: Path) -> list[str]:
-    """Blocks whose copied code fails at the classic ``python`` prompt, as 'page:line: why'."""
-    document = Document(page.read_text(encoding="utf-8"), str(page))
+    """``>>>`` blocks that go on after an exception, as 'page:line: why'."""
     findings = []
-    for block in lex_blocks(document):
-        if block.argument != "python" or block.kind == "literalinclude" or block.not_run:
-            continue
-        try:
-            requirement = block.requirement(str(page))
-        except RequirementError:
-            continue  # a collection error of its own
-        if requirement.torchrun or requirement.slurm:
-            continue  # run as a script, not pasted
-        copied = format_copy_text(str(block.source))
-        if paste_ready_changes_meaning(copied):
-            findings.append(
-                f"{place(page, block.line)}: the copy button's blank-line rule (pasteReady) "
-                "changes what this block means (a blank or unindented line in a multi-line "
-                "string?); write the string without them, e.g. with \\n"
-            )
-        elif (problem := classic_prompt_problem(paste_ready(copied))) is not None:
-            findings.append(
-                f"{place(page, block.line)}: the copy button's code fails at the classic python "
-                f"prompt (3.10-3.12): {problem}"
-            )
-        if (line := code_after_an_exception(document.text, block)) is not None:
+    for block in read_page(page).blocks:
+        examples = (prompt_examples(block.code) or [])[:-1] if block.pasted else []
+        raised = next((example for example in examples if example.exc_msg is not None), None)
+        if raised is not None:
+            line = block.line + block.source.line_offset + 1 + raised.lineno
             findings.append(
                 f"{place(page, line)}: this exception is not the end of its >>> block; IPython "
                 "and Jupyter stop a pasted block at its first exception, so the lines after it "
@@ -126,24 +67,11 @@ def paste_findings(page: Path) -> list[str]:
     return findings
 
 
-def code_after_an_exception(text: str, block: Block) -> int | None:
-    """The page line of the first exception a ``>>>`` block shows with examples after it."""
-    source = str(block.source)
-    if not source.startswith(">>>"):
-        return None
-    examples = doctest.DocTestParser().get_examples(source)
-    for example in examples[:-1]:
-        if example.exc_msg is not None:
-            first = line_at(text, text.index(source, block.start))
-            return first + example.lineno
-    return None
-
-
 def main(argv: list[str]) -> int:
     docs = Path(argv[0] if argv else "docs")
     findings = []
     for page in page_files(docs):
-        findings += lint_page(page, docs) + paste_findings(page)
+        findings += lint_page(page) + paste_findings(page)
     print("\n".join(findings) or "page blocks: no findings")
     return 1 if findings else 0
 

@@ -1,54 +1,17 @@
-"""The rule that lets ``pytest -m gpu`` run a page's GPU blocks alone.
-
-``-m gpu`` deselects the CPU blocks of a page, so a GPU block that used a name a CPU block defined
-would fail with a NameError on exactly the machines meant to run it. The rule: the GPU blocks of a
-page, read in order, define every name they use.
-"""
+"""The rule that lets ``pytest -m gpu`` run a page's GPU blocks alone (it deselects the CPU blocks
+they might lean on): the GPU blocks of a page, read in order, define every name they use."""
 
 from __future__ import annotations
 
-import builtins
-import symtable
-from collections.abc import Iterable
-
 from sybil import Document
 
-from ..pages.parser import block_of
-
-_BUILTINS = frozenset(dir(builtins))
-
-
-def free_names(source: str) -> set[str]:
-    """Names ``source`` reads that it never binds (imports, assignments, defs), builtins aside."""
-    top = symtable.symtable(source, "<block>", "exec")
-    bound = {s.get_name() for s in top.get_symbols() if s.is_assigned() or s.is_imported()}
-    used: set[str] = set()
-    tables = [top]
-    while tables:
-        table = tables.pop()
-        tables.extend(table.get_children())
-        for symbol in table.get_symbols():
-            reads_global = table is top or symbol.is_global()
-            if symbol.is_referenced() and reads_global:
-                used.add(symbol.get_name())
-    return used - bound - _BUILTINS
-
-
-def region_source(region) -> str:
-    """The Python source of a page region: a doctest example's source or a block's text."""
-    parsed = region.parsed
-    return getattr(parsed, "source", None) or str(parsed or "")
-
-
-def gpu_sources(document: Document) -> Iterable[tuple[int, str]]:
-    """(line, source) of each in-process GPU example of ``document``, in page order."""
-    for example in document.examples():
-        block = block_of(example.region)
-        if block is not None and block.requirement.gpus and not block.requirement.torchrun:
-            yield example.line, region_source(example.region)
+from ..pages.excerpts import free_names, python_source
+from ..pages.page import page_of
 
 
 def gpu_dependencies(document: Document) -> set[str]:
-    """Names the GPU blocks of ``document`` use but do not define themselves."""
-    source = "\n".join(text for _, text in gpu_sources(document))
+    """Names the in-process GPU blocks of a page (its ``document``) use but do not define."""
+    blocks = page_of(document.path, document.text).blocks
+    gpu = [python_source(block.code) for block in blocks if block.pasted and block.requirement.gpus]
+    source = "\n".join(gpu)
     return free_names(source) if source.strip() else set()

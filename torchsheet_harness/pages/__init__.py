@@ -1,4 +1,3 @@
-"""The pages side: a page's blocks (:mod:`.blocks`), what a block needs (:mod:`.requirements`),
-page to examples (:mod:`.parser`), the Sybil that collects pages (:mod:`.collect`) and the state
-every page starts from (:mod:`.state`). Importing this package imports neither torch nor pytest.
-"""
+"""The pages side: a page read once, its blocks, requirements and markers, the checks that need
+only the page, and the Sybil that collects it. Importing this package imports neither torch nor
+pytest."""

@@ -12,14 +12,10 @@ from .parser import PageParser, block_of
 from .state import page_setup, page_teardown
 
 
-def page_sybil(path: Path, check_coverage: bool = True) -> Sybil:
-    """The Sybil that collects every ``*.md`` page under the directory ``path``.
-
-    ``check_coverage``: parsing a page fails on an unchecked block or a broken fence (see
-    :mod:`.coverage`); the audit turns it off to list the problems itself.
-    """
+def page_sybil(path: Path) -> Sybil:
+    """The Sybil that collects every ``*.md`` page under ``path``."""
     return PageSybil(
-        parsers=[PageParser(check_coverage=check_coverage), ClearNamespaceParser()],
+        parsers=[PageParser(), ClearNamespaceParser()],
         patterns=["*.md"],
         excludes=[f"{folder}/*" for folder in NOT_PAGES],
         path=str(Path(path).absolute()),
@@ -29,13 +25,10 @@ def page_sybil(path: Path, check_coverage: bool = True) -> Sybil:
 
 
 class PageSybil(Sybil):
-    """Sybil whose test ids also name the section: ``page.md::line:42,column:1[section-slug]``.
-
-    pytest treats the bracket like a parametrization, so ``-k section-slug`` selects a section
-    and ``page.md::line:42,column:1`` still selects the example by its line.
-    """
+    """Sybil whose test ids also name the section, ``page.md::line:42,column:1[section-slug]``:
+    pytest reads the bracket as a parametrization, so ``-k section-slug`` selects a section."""
 
     def identify(self, example: Example) -> str:
         block = block_of(example.region)
         name = super().identify(example)
-        return f"{name}[{block.section}]" if block is not None and block.section else name
+        return f"{name}[{block.slug}]" if block is not None and block.slug else name

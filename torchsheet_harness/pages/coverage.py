@@ -1,29 +1,21 @@
-"""What a page's examples must cover, checked per page: every code block, and fences that close.
-
-The parser (:mod:`.parser`) runs :func:`page_problems` on each page it parses, so ``pytest
-docs/x.md`` fails on an unchecked block as the full audit (:mod:`..checks.audit`) does; the audit
-and the docs build (:mod:`..sphinx_ext.badges`) report the same problems.
-
-- Sybil only sees what its parsers match; a ```` ```pycon ```` fence, ```` ```python title=x ````,
-  ``{testcode}`` or a shell block would otherwise sit on the page untested and silent.
-  :func:`code_blocks` finds every code block with a lexer of its own.
-- A deleted closing fence makes the open block swallow what follows up to the next closing
-  fence: a heading, its prose, the next block's opening line. :func:`fence_faults` reports a
-  fence whose body holds a ``##`` heading or the opening line of another fence (one that could
-  not close it), and a fence never closed.
-"""
+"""A page's problems that fail its collection: code blocks no example covers (found by a lexer of
+their own: a ```` ```pycon ```` fence or a ``{testcode}`` would otherwise sit untested and
+silent), fences that swallow a heading or another block, and the copy and marker checks."""
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
-from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from sybil import Document
 from sybil.parsers.markdown.lexers import RawFencedCodeBlockLexer
 
-from ..locations import display_path, line_at
-from .blocks import dangling_not_run, lex_blocks
+from ..locations import display_path, line_at, place
+from .copy_text import copy_problems
+from .markers import page_marker_problems, parse_marker
+
+if TYPE_CHECKING:
+    from .page import Page
 
 #: Directives that hold prose, not code; any other ```{directive} counts as a code block.
 NON_CODE_DIRECTIVES = frozenset(
@@ -43,39 +35,9 @@ _FENCE = re.compile(r"^ {0,3}(?P<fence>`{3,}|~{3,})(?P<info>.*)$")
 _SECTION_HEADING = re.compile(r"^ {0,3}#{2,6}[ \t]+\S")
 
 
-@dataclass(frozen=True)
-class CodeBlock:
-    """A code block as the audit sees it: where it is and its fence info string."""
-
-    page: str
-    line: int
-    start: int
-    end: int
-    info: str
-
-
-def code_blocks(document: Document) -> list[CodeBlock]:
-    """Every fenced code block or code directive in ``document``, nested ones included."""
-    page = display_path(document.path)
-    blocks = []
-    for region in RawFencedCodeBlockLexer(info_pattern=_INFO)(document):
-        info = region.lexemes["info"].strip()
-        directive = _DIRECTIVE.match(info)
-        if directive and directive["name"] in NON_CODE_DIRECTIVES:
-            continue
-        line = line_at(document.text, region.start)
-        blocks.append(CodeBlock(page, line, region.start, region.end, info))
-    return blocks
-
-
 def fence_faults(document: Document) -> list[str]:
-    """'page:line: why' for each fence that swallows another fence, or never closes.
-
-    Follows CommonMark: a fence closes at a line of the same character, at least as long, with
-    no info string; inside, anything else is content. A heading line inside is not a fault by
-    itself (``## step`` is a Python comment too), but when the block turns out unclosed, the
-    first heading it swallowed is named: that is where its closing fence went missing.
-    """
+    """'page:line: why' for each fence that swallows another fence, or never closes (CommonMark's
+    rules); an unclosed block names the first heading it swallowed: where its fence went missing."""
     page = display_path(document.path)
     faults = []
     opened: tuple[str, int, str] | None = None  # (fence, line, language)
@@ -115,21 +77,31 @@ def fence_faults(document: Document) -> list[str]:
     return faults
 
 
-def page_problems(document: Document, spans: Iterable[tuple[int, int]]) -> list[str]:
-    """Every problem of one page: fence faults, code blocks no example (``spans``) covers, and
-    '% not-run:' lines no block follows. Each is a 'page:line: why' message."""
-    spans = list(spans)
+def page_problems(page: Page) -> list[str]:
+    """Every problem of the page, each 'page:line: why'."""
+    document = Document(page.text, page.path)
+    spans = [(block.start, block.stop) for block in page.blocks if block.runs]
     problems = fence_faults(document)
-    for block in code_blocks(document):
-        if any(start < block.end and block.start < end for start, end in spans):
+    # Every fenced block or directive, nested ones included, with a lexer of its own.
+    for region in RawFencedCodeBlockLexer(info_pattern=_INFO)(document):
+        info = region.lexemes["info"].strip()
+        directive = _DIRECTIVE.match(info)
+        covered = any(start < region.end and region.start < end for start, end in spans)
+        if covered or (directive and directive["name"] in NON_CODE_DIRECTIVES):
             continue
         problems.append(
-            f"{block.page}:{block.line}: code block ```{block.info} is neither executed nor "
-            "exempted; use ```python, {code-block} python or a checked output block, or put "
-            "'% not-run: <reason>' on the line before it"
+            f"{place(page.path, line_at(page.text, region.start))}: code block ```{info} is "
+            "neither executed nor exempted; use ```python, {code-block} python or a checked "
+            "output block, or put '% not-run: <reason>' on the line before it"
         )
-    for line in dangling_not_run(document, lex_blocks(document)):
-        problems.append(
-            f"{display_path(document.path)}:{line}: '% not-run:' is not followed by a block"
-        )
-    return problems
+    attached = {marker.line for block in page.blocks for marker in block.markers}
+    dangling = [
+        marker
+        for number, line in enumerate(page.text.splitlines(), 1)
+        if line.startswith("%") and number not in attached
+        if (marker := parse_marker(line, number)) is not None
+    ]
+    for block in page.blocks:
+        if block.pasted:
+            problems += copy_problems(block.code, place(page.path, block.line))
+    return problems + page_marker_problems(page.path, page.blocks, dangling)

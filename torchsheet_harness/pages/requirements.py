@@ -1,19 +1,6 @@
-"""What a code block needs to run, declared once as classes on its directive.
-
-A page declares a block's needs with the ``:class:`` option of ``{code-block} python`` (or of
-``{literalinclude}``)::
-
-    ```{code-block} python
-    :class: needs-torchrun-2 needs-gpus-2
-    ```
-
-The same declaration gives the pytest markers, the skip reason on a machine that lacks the
-hardware, and the badge the docs build draws on the block.
-
-One class declares no need but what a block shows: ``shows-deprecation``, a block that calls a
-deprecated API on purpose and shows the warning as its output (:mod:`..run.deprecations`);
-without it, a block whose code warns that it is deprecated fails.
-"""
+"""What a code block needs to run, declared once as ``needs-*`` classes on its directive: the same
+:class:`Requirement` gives the pytest markers, the skip reason and the site's badge. One class
+declares what a block shows instead: ``shows-deprecation`` (:mod:`..run.deprecations`)."""
 
 from __future__ import annotations
 
@@ -47,16 +34,8 @@ class Requirement:
     @property
     def markers(self) -> tuple[str, ...]:
         """The pytest marker names this requirement selects under ``-m``."""
-        names = []
-        if self.gpus:
-            names.append("gpu")
-        if self.gpus >= 2:
-            names.append("multigpu")
-        if self.torchrun:
-            names.append("distributed")
-        if self.slurm:
-            names.append("slurm")
-        return tuple(names)
+        needed = {"gpu": self.gpus, "multigpu": self.gpus >= 2, "distributed": self.torchrun}
+        return tuple(name for name, yes in {**needed, "slurm": self.slurm}.items() if yes)
 
     def unmet_reason(self) -> str | None:
         """Why this machine cannot run the block, or None when it can."""
@@ -99,24 +78,9 @@ class Requirement:
             words += f" ({self.torchrun} processes, torchrun)"
         return words
 
-    @classmethod
-    def from_label(cls, label: str) -> Requirement | None:
-        """The requirement whose :attr:`label` is ``label`` (as results files record it)."""
-        gpus = torchrun = 0
-        slurm = False
-        for part in label.split(" · "):
-            if part == "CUDA":
-                gpus = 1
-            elif match := re.fullmatch(r"([0-9]+) GPUs", part):
-                gpus = int(match[1])
-            elif match := re.fullmatch(r"torchrun × ([0-9]+)", part):
-                torchrun = int(match[1])
-            elif part == "Slurm":
-                slurm = True
-            elif part != "CPU":
-                return None
-        requirement = cls(gpus=gpus, torchrun=torchrun, slurm=slurm)
-        return requirement if requirement.label == label else None
+    def as_data(self) -> dict[str, int | bool]:
+        """What results files record: ``Requirement(**data)`` gives it back."""
+        return {"gpus": self.gpus, "torchrun": self.torchrun, "slurm": self.slurm}
 
     @property
     def how_to_run(self) -> str:
@@ -137,11 +101,14 @@ class Requirement:
         return "Runs on CPU; tested on every run of the suite."
 
 
-def parse_classes(classes: str, where: str) -> Requirement:
-    """The requirement declared by a ``:class:`` value; ``where`` is 'page:line' for errors."""
+def parse_classes(classes: str, where: str, runs: bool = True) -> Requirement:
+    """The requirement declared by a ``:class:`` value; ``where`` is 'page:line' for errors. A
+    block that does not run (an output or text block) counts its ``needs-*`` classes only."""
     gpus = torchrun = 0
     slurm = False
     for name in classes.split():
+        if not runs and not name.startswith("needs-"):
+            continue
         if name == "needs-cuda":
             gpus = max(gpus, 1)
         elif match := _GPUS.fullmatch(name):
@@ -151,15 +118,10 @@ def parse_classes(classes: str, where: str) -> Requirement:
         elif name == "needs-slurm":
             slurm = True
         elif name == SHOWS_DEPRECATION:
-            continue  # not a need: read by shows_deprecation()
+            continue  # not a need: what the block shows
         else:
             raise RequirementError(f"{where}: unknown requirement {name!r}; known: {KNOWN}")
     return Requirement(gpus=gpus, torchrun=torchrun, slurm=slurm)
-
-
-def shows_deprecation(classes: str) -> bool:
-    """Whether a ``:class:`` value declares that the block shows a deprecation on purpose."""
-    return SHOWS_DEPRECATION in classes.split()
 
 
 @cache

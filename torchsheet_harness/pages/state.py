@@ -1,13 +1,11 @@
-"""Give every page the same starting state, and put global state back when it is done.
-
-A page is one namespace evaluated in order. Before its first block: seeds reset, default print
-options, a fresh temporary working directory (files a page saves land there). After its last
-block: every piece of global torch state a page may change is restored, so one page cannot change
-another page's output.
-"""
+"""Start every page as a fresh ``python`` prompt starts (a fresh ``__main__``, generators seeded
+from fresh entropy, default print options, an empty working directory), and after it restore
+every global torch state a page may change, so one page cannot change another page's output."""
 
 from __future__ import annotations
 
+import builtins
+import importlib.machinery
 import os
 import random
 import shutil
@@ -17,8 +15,16 @@ from typing import Any
 import numpy as np
 import torch
 
-PAGE_SEED = 0
-_SAVED = "__torchsheet_saved_state__"
+#: The global state each page's namespace had before it ran, by the namespace's id.
+_SAVED: dict[int, dict[str, Any]] = {}
+#: What a fresh prompt's ``__main__`` holds.
+FRESH_MAIN = {
+    "__name__": "__main__",
+    "__doc__": None,
+    "__package__": None,
+    "__loader__": importlib.machinery.BuiltinImporter,
+    "__spec__": None,
+}
 
 
 def reset_print_options() -> None:
@@ -29,20 +35,10 @@ def reset_print_options() -> None:
     )
 
 
-def seed_everything(seed: int = PAGE_SEED) -> None:
-    """Seed Python's, NumPy's and torch's global generators (CUDA ones too when present)."""
-    random.seed(seed)
-    np.random.seed(seed)
-    torch.manual_seed(seed)
-
-
 def _default_device() -> torch.device | None:
-    """The device ``torch.set_default_device`` set, or None when none was set.
-
-    Not ``torch.get_default_device()``: it says 'cpu' when none is set, and setting 'cpu' back
-    installs a TorchFunctionMode that changes what later pages see (torch.compile traces
-    ``x * 2`` as a method call under it).
-    """
+    """The device ``torch.set_default_device`` set, or None: ``torch.get_default_device()`` says
+    'cpu' when none is, and setting 'cpu' back installs a TorchFunctionMode that changes what later
+    pages see (torch.compile traces ``x * 2`` as a method call under it)."""
     context = getattr(torch._GLOBAL_DEVICE_CONTEXT, "device_context", None)
     return None if context is None else context.device
 
@@ -81,9 +77,12 @@ def restore_global_state(state: dict[str, Any]) -> None:
     torch.serialization.clear_safe_globals()
     torch.serialization.add_safe_globals(state["safe_globals"])
     torch.set_grad_enabled(state["grad_enabled"])
-    torch.use_deterministic_algorithms(
-        state["deterministic"], warn_only=state["deterministic_warn_only"]
-    )
+    deterministic = (state["deterministic"], state["deterministic_warn_only"])
+    if deterministic != (
+        torch.are_deterministic_algorithms_enabled(),
+        torch.is_deterministic_algorithms_warn_only_enabled(),
+    ):  # (setting it imports torch._dynamo and torch._inductor: seconds, once a process)
+        torch.use_deterministic_algorithms(deterministic[0], warn_only=deterministic[1])
     torch.autograd.set_detect_anomaly(state["anomaly"])
     torch.set_warn_always(state["warn_always"])
     torch.set_num_threads(state["num_threads"])
@@ -101,17 +100,21 @@ def restore_global_state(state: dict[str, Any]) -> None:
 
 
 def page_setup(namespace: dict[str, Any]) -> None:
-    """Sybil setup: save global state, then seed, reset printing and move into a temp dir."""
-    namespace[_SAVED] = capture_global_state()
-    workdir = tempfile.mkdtemp(prefix="torchsheet-page-")
-    namespace[_SAVED]["workdir"] = workdir
-    os.chdir(workdir)
+    """Sybil setup: save global state, then start the page as a fresh prompt (see above)."""
+    state = _SAVED[id(namespace)] = capture_global_state()
+    state["workdir"] = tempfile.mkdtemp(prefix="torchsheet-page-")
+    os.chdir(state["workdir"])
+    namespace.clear()
+    namespace.update(FRESH_MAIN, __annotations__={}, __builtins__=builtins)
     reset_print_options()
-    seed_everything()
+    # Seeded from fresh entropy, as in a new interpreter: a page prints only the seeds it sets.
+    random.seed()
+    np.random.seed()
+    torch.seed()
 
 
 def page_teardown(namespace: dict[str, Any]) -> None:
     """Sybil teardown: restore global state and delete the page's temporary directory."""
-    state = namespace.pop(_SAVED)
+    state = _SAVED.pop(id(namespace))
     restore_global_state(state)
     shutil.rmtree(state["workdir"], ignore_errors=True)

@@ -1,23 +1,7 @@
-"""pytest wiring: each page example carries its block, which gives its markers, its timeout,
-the location of its skip (one SKIPPED line per block) and the per-run summary line. The results
-file is written by :mod:`.recorder`.
-
-- A page block runs in-process under a timeout of its own, ``torchsheet_block_timeout``
-  (ini option, default 120 s; ``-o torchsheet_block_timeout=300`` for one run, 0 for none);
-  ``--timeout`` on the command line applies to every test instead. Blocks run as processes
-  (torchrun, Slurm, snippets) keep the suite's ``timeout`` and their launchers' own.
-- A plain block that raises is reported as 'page:line: Exception: message' and the line that
-  raised; the whole traceback with ``--tb=long``.
-- ``--torchsheet-gpu-host`` runs every CPU torchrun block as on a machine whose accelerator is
-  CUDA (:mod:`..run.gpu_host`); ``--torchsheet-gpus-visible`` (a GPU runner) lets such a block's
-  ranks see the machine's GPUs instead of hiding them.
-- When a run selects part of a page (``-k section-slug``, ``page.md::line:N``, ``--lf``), the
-  deselected in-process blocks before a selected one run first, untested, so the selected
-  block finds the names it needs; if one of them fails, the selected block errors naming it.
-
-The block travels with every report as the user property ``torchsheet_block`` (a plain dict, so
-it reaches the pytest-xdist controller), read back with :func:`block_of_report`.
-"""
+"""pytest wiring: each page example gets its block's markers, its timeout, one SKIPPED line per
+block, a short failure ('page:line: Exception: message'), and the deselected blocks a partial
+selection needs first; and the run's summary line. The options: CONTRIBUTING.md, "Running part
+of a page". The block travels with every report as the user property ``torchsheet_block``."""
 
 from __future__ import annotations
 
@@ -29,14 +13,13 @@ from unittest import SkipTest
 
 import pytest
 from sybil import Example
-from sybil.evaluators.doctest import DocTestEvaluator
 from sybil.example import SybilFailure
 from sybil.integration.pytest import SybilItem
 
 from ..locations import display_path, place
-from ..pages.blocks import BlockInfo
+from ..pages.page import Block
 from ..pages.parser import block_of
-from ..run import evaluators, gpu_host
+from ..run import gpu_host
 
 MARKERS = {
     "gpu": "needs at least one CUDA GPU (run with `pytest -m gpu` on a GPU runner)",
@@ -44,6 +27,8 @@ MARKERS = {
     "distributed": "launched as several processes by torchrun",
     "slurm": "needs a Slurm cluster (a private two-node cluster on this machine is started for it)",
     "slow": "takes more than a few seconds",
+    "torchsheet_inputs": "(paths) the project files a sheet-side test file's verdict reads: part "
+    "of its reuse key, with its source and tests/support/",
 }
 BLOCK_PROPERTY = "torchsheet_block"
 #: ``pytest --update-outputs`` (rewrite outputs in the pages) comes with this plugin.
@@ -85,23 +70,14 @@ def pytest_configure(config: pytest.Config) -> None:
         os.environ[gpu_host.GPUS_VISIBLE_ENV] = "1"
 
 
-def block_of_item(item: pytest.Item) -> BlockInfo | None:
+def block_of_item(item: pytest.Item) -> Block | None:
     """The page block of a page example (None for ordinary tests)."""
     return block_of(item.example.region) if isinstance(item, SybilItem) else None
 
 
 def block_of_report(report: pytest.TestReport) -> dict[str, Any] | None:
-    """The block a report is about: line, section, requires (badge label), launched (run as
-    processes), gpus, not_run (reason)."""
+    """The block a report is about: its ``line``, ``not_run`` and ``examples`` (how many it has)."""
     return dict(report.user_properties).get(BLOCK_PROPERTY)
-
-
-def runs_in_process(example: Example) -> bool:
-    """Whether the example is code run in the page's namespace (not a script or a launch)."""
-    evaluator = example.region.evaluator
-    if isinstance(evaluator, evaluators.Gated):
-        evaluator = evaluator.inner
-    return isinstance(evaluator, (evaluators.PythonBlock, DocTestEvaluator))
 
 
 def block_timeout(config: pytest.Config) -> float | None:
@@ -116,6 +92,11 @@ def block_timeout(config: pytest.Config) -> float | None:
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     # tryfirst: markers must exist before `-m` deselects.
     timeout = block_timeout(config)
+    examples = Counter(  # before -k or -m deselects any: a block ran whole when all reported
+        (id(item.example.document), block.line)
+        for item in items
+        if (block := block_of_item(item)) is not None
+    )
     for item in items:
         block = block_of_item(item)
         if block is None:
@@ -123,12 +104,11 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         requirement = block.requirement
         for name in requirement.markers:
             item.add_marker(name)
-        if timeout and runs_in_process(item.example) and not item.get_closest_marker("timeout"):
+        if timeout and block.pasted and not item.get_closest_marker("timeout"):
             item.add_marker(pytest.mark.timeout(timeout))
-        requires = "" if requirement.is_cpu_only else requirement.label
-        described = {"line": block.line, "section": block.section, "requires": requires}
-        described |= {"launched": not runs_in_process(item.example), "gpus": requirement.gpus}
-        item.user_properties.append((BLOCK_PROPERTY, {**described, "not_run": block.not_run}))
+        count = examples[id(item.example.document), block.line]
+        described = {"line": block.line, "not_run": block.not_run is not None, "examples": count}
+        item.user_properties.append((BLOCK_PROPERTY, described))
 
 
 def pytest_terminal_summary(terminalreporter, exitstatus, config) -> None:  # noqa: ARG001
@@ -139,8 +119,7 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config) -> None:  # no
             if not str(getattr(report, "nodeid", "")).split("::")[0].endswith(".md"):
                 continue
             if outcome == "skipped" and isinstance(report.longrepr, tuple):
-                block = block_of_report(report) or {}
-                exempt = block.get("not_run") is not None
+                exempt = bool((block_of_report(report) or {}).get("not_run"))
                 counts["exempted (not-run)" if exempt else "skipped (needs hardware)"] += 1
             elif report.when == "call" or outcome == "error":
                 counts[outcome] += 1
@@ -151,11 +130,8 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config) -> None:  # no
 
 
 def pytest_collection_finish(session: pytest.Session) -> None:
-    """After deselection: give each selected page example the deselected ones it may need.
-
-    Not in a late ``pytest_collection_modifyitems``: ``--lf`` deselects after every such hook
-    (in a wrapper around them), and the blocks it left out would not be run first.
-    """
+    """After deselection (``--lf`` deselects after every modifyitems hook): give each selected
+    page example the deselected ones it may need."""
     selected: dict[int, SybilItem] = {}
     files = {}
     for item in session.items:
@@ -169,10 +145,7 @@ def pytest_collection_finish(session: pytest.Session) -> None:
                 item = selected.get(id(example.region))
                 block = block_of(example.region)
                 if item is None:
-                    gated = block is not None and (
-                        not block.requirement.is_cpu_only or block.not_run is not None
-                    )
-                    if block is None or (runs_in_process(example) and not gated):
+                    if block is None or (block.pasted and block.requirement.is_cpu_only):
                         pending.append(example)
                 elif pending and (block is None or block.requirement.is_cpu_only):
                     setattr(item, _NEEDS, pending)
@@ -191,8 +164,8 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
             failure = f"{type(error).__name__}: {error}"
         else:
             continue
-        needed = getattr(block_of(example.region), "section", "")
-        section = getattr(block_of(item.example.region), "section", "")
+        needed = getattr(block_of(example.region), "slug", "")
+        section = getattr(block_of(item.example.region), "slug", "")
         pytest.fail(
             f"{place(example.path, item.example.line)} (section '{section}') needs the blocks "
             "before it, which this run did not select; running them for it, "

@@ -1,17 +1,9 @@
-"""Where an example's output lies in its page's text, and the edit that rewrites it.
-
-The text side of ``--update-outputs`` (:mod:`.update_outputs` is the pytest side): from a
-failure that carries what the page expected and what was printed
-(:class:`..run.outputs.OutputMismatch`), :func:`edit_for` finds the span to replace in the page
-as collected, the output of a ``>>>`` example (or only its exception line(s)) or the text of an
-output block, and the lines the comparison accepts, a page line that still matches kept
-(:func:`..run.outputs.updated_expected`). :func:`apply_edits` applies a page's edits bottom-up.
-:class:`NotUpdatable` says why an output is not rewritten. No pytest here.
-"""
+"""The text side of ``--update-outputs`` (no pytest): where an example's output lies in its page
+as collected, the edit that rewrites it (only the lines that differ), and :class:`NotUpdatable`,
+why an output is not rewritten."""
 
 from __future__ import annotations
 
-import hashlib
 import re
 from dataclasses import dataclass
 
@@ -19,6 +11,7 @@ from sybil import Example
 
 from ..locations import line_at
 from ..pages.parser import block_of
+from ..results import page_digest
 from ..run.outputs import OutputMismatch, matches, updated_expected
 
 _FENCE = re.compile(r"^\s*(```|~~~)")
@@ -31,7 +24,7 @@ class NotUpdatable(Exception):
 
 @dataclass
 class Edit:
-    """Replace ``old`` at page[start:end] by ``new``; ``digest`` is the page text's as run."""
+    """Replace ``old`` at page[start:end] by ``new``, in the text whose digest the run read."""
 
     page: str
     digest: str
@@ -47,10 +40,11 @@ def edit_for(example: Example, mismatch: OutputMismatch) -> Edit:
     text = example.document.text
     if mismatch.part == "block":
         block = block_of(example.region)
-        if block is None or block.output is None:
+        if block is None or block.output_block is None:
             raise NotUpdatable("the block has no output block to rewrite")
-        start, end = block.output
-        indent = ""
+        output = block.output_block
+        start = output.start + output.source.offset
+        end, indent = start + len(output.source), ""
         if text[start:end] != mismatch.expected:
             raise NotUpdatable("the output block is not where the page was read")
     else:
@@ -60,14 +54,15 @@ def edit_for(example: Example, mismatch: OutputMismatch) -> Edit:
         raise NotUpdatable("no text found that the comparison accepts")
     new = "".join(f"{indent}{line}\n" for line in lines)
     old = text[start:end]
-    if mismatch.part == "block" and old.endswith("\n") != new.endswith("\n"):
+    # An output block's text ends where its closing fence starts (an empty one: the fence's own
+    # line), so the new text keeps the old one's ending, and always one before a fence.
+    if mismatch.part == "block" and old and old.endswith("\n") != new.endswith("\n"):
         new = new + "\n" if old.endswith("\n") else new.rstrip("\n")
-    return Edit(example.path, digest(text), start, end, old, new, line_at(text, start))
+    return Edit(example.path, page_digest(text), start, end, old, new, line_at(text, start))
 
 
 def _doctest_span(example: Example, mismatch: OutputMismatch) -> tuple[int, int, str]:
-    """(start, end, indent) of a doctest example's output, or of its exception line(s), in the
-    page text."""
+    """(start, end, indent) of a doctest example's output (or exception line(s)) in the page."""
     text = example.document.text
     parsed = example.parsed
     indent = " " * parsed.indent
@@ -111,13 +106,10 @@ def _page_lines(lines: list[str], part: str) -> list[str]:
     return lines
 
 
-def digest(text: str) -> str:
-    """The page text's sha256: an edit applies only to the text the run read."""
-    return hashlib.sha256(text.encode()).hexdigest()
-
-
 def apply_edits(text: str, edits: list[Edit]) -> str:
     """``text`` with ``edits`` applied bottom-up, so the offsets of the others stay right."""
+    if any(edit.digest != page_digest(text) for edit in edits):
+        raise NotUpdatable("the page changed during the run")
     edits = sorted(edits, key=lambda edit: edit.start, reverse=True)
     for later, earlier in zip(edits, edits[1:], strict=False):
         if earlier.end > later.start:

@@ -1,44 +1,22 @@
-"""pytest plugin: after a run, record per page and per block what passed, failed and was skipped.
-
-The docs build reads the files (:mod:`..results` owns their format and paths) to say on each
-page which environments verified it. Each environment (torch, CPU or CUDA device, Python) has a
-file of its own, so runs on other torch versions or on a GPU runner add to the picture instead
-of replacing it.
-
-- Written by the controller only (under pytest-xdist, reports reach it through
-  ``pytest_runtest_logreport``); workers never write.
-- Per block, and only for a block whose every example ran: a block counts as run when each of
-  its examples (one per ``>>>`` prompt) reported an outcome. So a run that selects part of the
-  pages (``-m gpu``, ``-k``, ``--lf``, a ``page.md::line`` node id, a stop on the first failure,
-  an interrupt) records the blocks it ran and nothing about the others; a block cut short
-  records only a failure it saw. The terminal summary says how many blocks were recorded.
-- Merged per page and block: pages and blocks this run did not touch keep their previous entry
-  while the page source is unchanged.
-- Timed: each block's seconds (its examples' setup, call and teardown), each harness test's
-  seconds (``tests``, which the xdist schedule reads too), and for a page the run ran whole, the
-  inputs ``--torchsheet-reuse`` compares (:mod:`..reuse_key`). Slow blocks are named in the
-  terminal summary (:mod:`.timings`).
-
-``--torchsheet-expect-gpu`` (what ``nox -s gpu`` passes) turns a GPU run that tests nothing into
-a failure: no CUDA device visible, a CPU build of torch, or every selected block skipped.
-"""
+"""pytest plugin, in the controller: after a run, record per page and per block what passed,
+failed and was skipped; the only writer of the results files (rules: MAINTAINING.md, "Results
+files"). ``--torchsheet-expect-gpu`` fails a GPU run that tested nothing."""
 
 from __future__ import annotations
 
-import dataclasses
 from collections import Counter, defaultdict
 from datetime import datetime, timezone
 from pathlib import Path
 
 import pytest
-from sybil.integration.pytest import SybilItem
 
-from .. import environment as environments
-from .. import results, results_paths, reuse_key
-from ..pages.parser import block_of
+from .. import results, reuse_key
+from ..environment import current as current_environment
+from ..environment import fingerprint, gpu_run_refusal
+from ..pages.page import Block, read_page
 from . import block_of_report, timings
 
-EXAMPLES_PROPERTY = "torchsheet_block_examples"
+SHEET_TESTS = "tests/sheet/"
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -47,7 +25,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         default=None,
         metavar="PATH",
         help="where to record per-block results for the docs build: a .json file or a folder "
-        f"that receives <environment>.json (default: ${results_paths.RESULTS_ENV} or "
+        f"that receives <environment>.json (default: ${results.RESULTS_ENV} or "
         "docs/_build/results/; empty: do not write)",
     )
     parser.addoption(
@@ -58,39 +36,19 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     )
 
 
-@pytest.hookimpl(tryfirst=True)
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    # tryfirst: count each block's examples before -k or -m deselects any of them.
-    counts: dict[tuple[int, int], int] = {}
-    for item in items:
-        if isinstance(item, SybilItem) and (block := block_of(item.example.region)) is not None:
-            document = item.example.document
-            key = (id(document), block.line)
-            if key not in counts:
-                counts.update(_examples_per_block(document))
-            item.user_properties.append((EXAMPLES_PROPERTY, counts[key]))
-
-
-def _examples_per_block(document) -> dict[tuple[int, int], int]:
-    lines = Counter(
-        block.line for _, region in document.regions if (block := block_of(region)) is not None
-    )
-    return {(id(document), line): count for line, count in lines.items()}
-
-
 class RunRecord:
-    """Reports on page examples as they arrive, grouped by page and block."""
+    """Reports as they arrive: page examples by page and block, sheet test files by file."""
 
-    def __init__(self, docs_dir: Path, rootdir: Path) -> None:
-        self.docs_dir = docs_dir
+    def __init__(self, rootdir: Path) -> None:
+        self.docs = rootdir / "docs"
         self.rootdir = rootdir
-        self.blocks: dict[str, dict[int, dict[str, results.Outcome]]] = {}  # page→line→id→report
-        self.examples: dict[tuple[str, int], int] = {}  # (page, line) → examples in the block
+        self.reports: dict[str, dict[int, dict[str, str]]] = {}  # page → line → id → outcome
+        self.examples: dict[tuple[str, int], int] = {}
+        self.reasons: dict[tuple[str, int], str] = {}
+        self.seconds: defaultdict[tuple[str, int], float] = defaultdict(float)
+        self.call_seconds: defaultdict[tuple[str, int], float] = defaultdict(float)
         self.collection_errors: set[str] = set()
-        self.seconds: defaultdict[tuple[str, int], float] = defaultdict(float)  # (page, line)
-        self.call_seconds: defaultdict[tuple[str, int], float] = defaultdict(float)  # no setup
-        self.described: dict[tuple[str, int], dict] = {}  # (page, line) → the block property
-        self.tests: defaultdict[str, float] = defaultdict(float)  # harness test id → seconds
+        self.test_files: dict[str, set[str]] = defaultdict(set)  # sheet file → its outcomes
 
     def page_of(self, nodeid: str) -> str | None:
         """'tensors/creating.md' for a page example's node id; None for other tests."""
@@ -98,82 +56,80 @@ class RunRecord:
         if "::" not in nodeid or not path.endswith(".md"):
             return None
         try:
-            return (self.rootdir / path).resolve().relative_to(self.docs_dir.resolve()).as_posix()
+            return (self.rootdir / path).resolve().relative_to(self.docs.resolve()).as_posix()
         except ValueError:
             return None
 
     def add(self, report: pytest.TestReport) -> None:
         page, block = self.page_of(report.nodeid), block_of_report(report)
         if page is None or block is None:
-            if page is None and "::" in report.nodeid:
-                self.tests[report.nodeid] += report.duration
+            path = report.nodeid.split("::", 1)[0]
+            if path.startswith(SHEET_TESTS) and "::" in report.nodeid:
+                passed = report.passed or report.skipped
+                if report.when == "call" or not passed:
+                    self.test_files[path].add("passed" if passed else "failed")
             return
-        line = block["line"]
-        self.seconds[page, line] += report.duration
+        key = (page, block["line"])
+        self.seconds[key] += report.duration
+        self.examples[key] = block.get("examples", 1)
         if report.when == "call":
-            self.call_seconds[page, line] += report.duration
-        self.described[page, line] = block
-        examples = dict(report.user_properties).get(EXAMPLES_PROPERTY)
-        if examples is not None:
-            self.examples[page, line] = examples
-        reports = self.blocks.setdefault(page, {}).setdefault(line, {})
-        previous = reports.get(report.nodeid)
+            self.call_seconds[key] += report.duration
         if report.failed:
-            outcome = results.Outcome("failed" if report.when == "call" else "errors")
+            outcome = "failed" if report.when == "call" else "errors"
         elif report.skipped:
-            not_run = block["not_run"] is not None
-            reason = _skip_reason(report)
-            outcome = results.Outcome("skipped", reason, block["requires"], not_run)
+            outcome = "skipped"
+            longrepr = report.longrepr
+            if isinstance(longrepr, tuple) and len(longrepr) == 3:
+                self.reasons[key] = str(longrepr[2]).removeprefix("Skipped: ")
+            else:
+                self.reasons[key] = str(longrepr)
         elif report.passed and report.when == "call":
-            outcome = results.Outcome("passed")
+            outcome = "passed"
         else:
             return
-        reports[report.nodeid] = results.block_outcome([o for o in (previous, outcome) if o])
+        reports = self.reports.setdefault(page, {}).setdefault(block["line"], {})
+        reports[report.nodeid] = results.worst([outcome, reports.get(report.nodeid, outcome)])
 
-    def block_results(self, page: str) -> dict[int, results.Outcome]:
-        """The outcome of each block of ``page`` that ran whole, or that failed."""
-        found = {}
-        for line, reports in self.blocks.get(page, {}).items():
-            outcome = results.block_outcome(reports.values())
-            expected = self.examples.get((page, line))
-            complete = expected is not None and len(reports) >= expected
-            if outcome is not None and (complete or outcome.outcome in ("failed", "errors")):
-                found[line] = dataclasses.replace(outcome, seconds=self.seconds[page, line])
-        return found
+    def block_entry(self, page: str, block: Block) -> results.BlockEntry:
+        """``block``'s entry: its lines and requirement, and its outcome when it ran whole."""
+        entry = results.BlockEntry(end=block.end)
+        if not block.requirement.is_cpu_only:
+            entry["requires"] = block.requirement.as_data()
+        if block.not_run is not None:
+            entry["not_run"] = block.not_run
+        reports = self.reports.get(page, {}).get(block.line, {})
+        outcome = results.worst(reports.values())
+        whole = len(reports) >= self.examples.get((page, block.line), 1)
+        if outcome is not None and (whole or outcome in ("failed", "errors")):
+            entry["outcome"] = outcome
+            if outcome == "skipped":
+                entry["reason"] = self.reasons[page, block.line]
+            entry["seconds"] = round(self.seconds[page, block.line], 3)
+        return entry
 
-    def entries(
-        self, finished: str, inputs: tuple[str, str] | None = None
-    ) -> dict[str, results.PageEntry]:
-        """The results file's entry for every page this run recorded a block of; ``inputs``
-        (the harness's and the environment's digests): add ``reuse`` to whole-page runs."""
+    def entries(self, finished: str, harness: str, env: str) -> dict[str, results.PageEntry]:
+        """The results file's entry of every page this run touched."""
         pages = {}
-        for page in sorted(set(self.blocks) | self.collection_errors):
-            blocks = self.block_results(page)
-            errors = int(page in self.collection_errors)
-            if not blocks and not errors:
+        for name in sorted(set(self.reports) | self.collection_errors):
+            source = self.docs / name
+            if not source.is_file():
                 continue
-            source = self.docs_dir / page
-            digest = results.page_digest(source) if source.is_file() else None
-            pages[page] = results.page_entry(blocks, digest, finished, errors)
-            whole = digest and set(reuse_key.page_blocks(source)[0]) <= set(blocks)
-            if inputs and whole and not errors:
-                pages[page]["reuse"] = reuse_key.reuse_inputs(source, self.rootdir, *inputs)
+            page = read_page(source)
+            blocks = {str(b.line): self.block_entry(name, b) for b in page.blocks if b.runs}
+            errors = int(name in self.collection_errors)
+            entry = results.PageEntry(
+                sha256=page.digest, finished=finished, errors=errors, blocks=blocks
+            )
+            outcomes = [block.get("outcome") for block in blocks.values()]
+            if not errors and all(o in ("passed", "skipped") for o in outcomes):
+                entry["reuse"] = reuse_key.page_key(page, self.rootdir, harness, env)
+            pages[name] = entry
         return pages
 
 
-def _skip_reason(report: pytest.TestReport) -> str:
-    if isinstance(report.longrepr, tuple) and len(report.longrepr) == 3:
-        return str(report.longrepr[2]).removeprefix("Skipped: ")
-    return str(report.longrepr)
-
-
-environment = environments.current  # this process's torch, CUDA build, device and Python
-gpu_run_refusal = environments.gpu_run_refusal
-
-
 def recorded_path(config: pytest.Config, found: results.Environment) -> Path | None:
-    """The results file this run writes (and ``--torchsheet-reuse`` and the schedule read)."""
-    return results_paths.output_path(
+    """The results file this run writes (and ``--torchsheet-reuse`` reads)."""
+    return results.output_path(
         config.getoption("--torchsheet-results", None),
         docs=config.rootpath / "docs",
         environment=found,
@@ -181,11 +137,20 @@ def recorded_path(config: pytest.Config, found: results.Environment) -> Path | N
     )
 
 
+def selects_part(config: pytest.Config) -> bool:
+    """Whether the run may leave out tests of a file it collects (then no file pass is kept)."""
+    option = config.option
+    chosen = ("keyword", "markexpr", "deselect", "lf", "stepwise", "exitfirst", "maxfail")
+    return any(getattr(option, name, None) for name in chosen) or any(
+        "::" in arg for arg in config.args
+    )
+
+
 def pytest_configure(config: pytest.Config) -> None:
     if hasattr(config, "workerinput"):  # a pytest-xdist worker: the controller records
         return
     if config.getoption("--torchsheet-expect-gpu"):
-        if (why := gpu_run_refusal(environment())) is not None:
+        if (why := gpu_run_refusal(current_environment())) is not None:
             raise pytest.UsageError(f"torchsheet GPU run refused: {why}")
     config.pluginmanager.register(ResultsRecorder(config), "torchsheet-results-recorder")
 
@@ -195,7 +160,7 @@ class ResultsRecorder:
 
     def __init__(self, config: pytest.Config) -> None:
         self.config = config
-        self.record = RunRecord(config.rootpath / "docs", config.rootpath)
+        self.record = RunRecord(config.rootpath)
         self.summary: list[str] = []
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
@@ -205,38 +170,49 @@ class ResultsRecorder:
         if report.failed and (page := self.record.page_of(f"{report.nodeid}::")) is not None:
             self.record.collection_errors.add(page)
 
+    def file_passes(self, finished: str, harness: str, env: str) -> dict[str, dict[str, str]]:
+        if selects_part(self.config):
+            return {}
+        passes = {}
+        for name, outcomes in self.record.test_files.items():
+            if outcomes == {"passed"}:
+                root = self.config.rootpath
+                key = reuse_key.test_file_key(root / name, root, harness, env)
+                passes[name] = {"reuse": key, "finished": finished}
+        return passes
+
     @pytest.hookimpl(trylast=True)
     def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
         record = self.record
         finished = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
-        self.summary.extend(timings.slow_blocks(record.call_seconds, record.described))
         expect_gpu = self.config.getoption("--torchsheet-expect-gpu")
-        if not record.blocks and not record.collection_errors and not record.tests:
-            if not expect_gpu:
-                return  # nothing to record: no torch import, no CUDA context
-        found = environment()
+        if not (record.reports or record.collection_errors or record.test_files or expect_gpu):
+            return  # nothing to record: no torch import, no CUDA context
+        found = current_environment()
         harness = reuse_key.harness_digest(self.config.rootpath)
-        pages = record.entries(finished, (harness, environments.fingerprint(found)))
+        env = fingerprint(found)
+        pages = record.entries(finished, harness, env)
+        self.summary += timings.slow_blocks(record.call_seconds, record.docs)
         if expect_gpu:
             outcomes = Counter(
-                block["outcome"] for page in pages.values() for block in page["blocks"].values()
+                block.get("outcome") for page in pages.values() for block in page["blocks"].values()
             )
             if (why := gpu_run_refusal(found, outcomes)) is not None:
                 self.summary.append(f"torchsheet GPU run refused: {why}")
                 if session.exitstatus in (pytest.ExitCode.OK, pytest.ExitCode.NO_TESTS_COLLECTED):
                     session.exitstatus = pytest.ExitCode.TESTS_FAILED  # not over an interrupt
-        if not pages and not record.tests:
+        files = self.file_passes(finished, harness, env)
+        if not pages and not files:
             return
         path = recorded_path(self.config, found)
         if path is None:
             self.summary.append("torchsheet: block results not recorded: disabled (empty path)")
             return
         run = {"args": list(self.config.invocation_params.args), "finished": finished}
-        tests = {nodeid: round(seconds, 3) for nodeid, seconds in record.tests.items()}
-        results.write_results(path, found, pages, run, tests)
-        blocks = sum(len(page["blocks"]) for page in pages.values())
-        timed = f" and the durations of {len(tests)} tests" if tests else ""
-        recorded = f"results of {blocks} blocks on {len(pages)} pages{timed}"
+        results.write_results(path, found, pages, run, files)
+        blocks = sum("outcome" in b for page in pages.values() for b in page["blocks"].values())
+        also = f" and {len(files)} test files' passes" if files else ""
+        recorded = f"results of {blocks} blocks on {len(pages)} pages{also}"
         self.summary.append(f"torchsheet: {recorded} recorded in {path}")
 
     def pytest_terminal_summary(self, terminalreporter) -> None:

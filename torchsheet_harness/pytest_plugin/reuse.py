@@ -1,18 +1,7 @@
-"""``--torchsheet-reuse``: a page whose recorded pass still holds is not run again.
-
-Like d2lbook's, jupyter-cache's and sphinx-gallery's caches: a page is reused, that is left out
-of the collection, when its entry in this run's results file (the one the run would write,
-:func:`.recorder.recorded_path`) is a whole-page pass recorded with the same page source, the
-same included files, the same harness code and the same environment (:mod:`..reuse_key`). Its
-entry stays in the file as it was, so the site keeps showing the page verified from that
-record. Every other selected page runs, with the reason printed when it had a record ("not
-reused"). A page named on the command line (``pytest docs/x.md``) always runs. A sheet-side
-test file is reused the same way, from its record (:mod:`.file_reads`).
-
-Each page reused is printed with the date of its record. Under pytest-xdist every process
-decides from the same file, read before anything runs. CI never reuses: the option is refused
-when ``CI=true`` (a CI run verifies every page).
-"""
+"""``--torchsheet-reuse``: a page or sheet-side test file whose recorded pass still holds (its
+``reuse`` digest, :mod:`..reuse_key`, is what it is now) is left out of the collection. Decided
+once, at configure time, by every xdist process from the same file; refused on CI. The rules:
+MAINTAINING.md, "Reusing recorded passes"."""
 
 from __future__ import annotations
 
@@ -23,7 +12,8 @@ import pytest
 
 from .. import environment, results, reuse_key
 from ..locations import page_files
-from .recorder import recorded_path
+from ..pages.page import read_page
+from .recorder import SHEET_TESTS, recorded_path
 
 OPTION = "--torchsheet-reuse"
 
@@ -33,8 +23,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         OPTION,
         action="store_true",
         default=False,
-        help="do not run a page whose recorded pass was made with the same page source, "
-        "included files, harness code and environment (refused on CI)",
+        help="do not run a page (or sheet-side test file) whose recorded pass was made with the "
+        "same sources, included files, harness code and environment (refused on CI)",
     )
 
 
@@ -45,16 +35,15 @@ def pytest_configure(config: pytest.Config) -> None:
         raise pytest.UsageError(
             f"{OPTION} is refused on CI (CI={os.environ['CI']}): CI runs every page"
         )
-    config.pluginmanager.register(PageReuse(config), "torchsheet-page-reuse")
+    config.pluginmanager.register(Reuse(config), "torchsheet-reuse")
 
 
-class PageReuse:
-    """Which pages this run reuses (decided once, at configure time), and the printed lines."""
+class Reuse:
+    """Which files this run leaves out (decided once, at configure time), and why."""
 
     def __init__(self, config: pytest.Config) -> None:
-        self.reused: dict[Path, str] = {}  # page → the date of its record
+        self.reused: dict[Path, str] = {}  # file → the date of its record
         self.lines: list[str] = []
-        self.reused_files = 0
         found = environment.current()
         path = recorded_path(config, found)
         data = results.read_results(path)
@@ -62,40 +51,42 @@ class PageReuse:
             where = path if path is not None else "none (empty --torchsheet-results)"
             self.lines.append(f"torchsheet: nothing to reuse: no results file at {where}")
             return
-        inputs = (reuse_key.harness_digest(config.rootpath), environment.fingerprint(found))
-        docs = config.rootpath / "docs"
+        root = config.rootpath
+        harness, env = reuse_key.harness_digest(root), environment.fingerprint(found)
         base = config.invocation_params.dir
         named = {(base / arg.split("::")[0]).resolve() for arg in config.args}
-        for page in page_files(docs):
-            if page.resolve() in named or not named & {*page.resolve().parents}:
-                continue  # pytest collects a file named on its command line; or not selected
-            name = page.relative_to(docs).as_posix()
-            entry = data["pages"].get(name)
-            now = reuse_key.reuse_inputs(page, config.rootpath, *inputs)
-            why = reuse_key.why_rerun(entry, page, now)
-            shown = f"docs/{name}"
-            if why is None and entry is not None:
-                self.reused[page.resolve()] = entry.get("finished", "?")
-                self.lines.append(
-                    f"torchsheet: reused {shown}: its pass of {entry.get('finished')}"
-                )
-            elif entry is not None:
-                self.lines.append(f"torchsheet: not reused {shown}: {why}")
-        self.reused_files = 0
-        recorded_files = data.get("test_files", {})
-        sheet_files = sorted((config.rootpath / "tests" / "sheet").glob("test_*.py"))
-        for name in (path.relative_to(config.rootpath).as_posix() for path in sheet_files):
-            path = (config.rootpath / name).resolve()
-            if path in named or not named & {*path.parents} or name not in recorded_files:
+        records = {f"docs/{page}": entry for page, entry in data["pages"].items()}
+        records.update(data.get("test_files", {}))
+        for source in [*page_files(root / "docs"), *sorted((root / SHEET_TESTS).glob("test_*.py"))]:
+            shown = source.relative_to(root).as_posix()
+            if (entry := records.get(shown)) is None or not self.selected(source, named):
                 continue
-            entry = recorded_files[name]
-            why = reuse_key.why_rerun_test_file(entry, name, config.rootpath, *inputs)
-            if why is None:
-                self.reused[path] = entry.get("finished", "?")
-                self.reused_files += 1
-                self.lines.append(f"torchsheet: reused {name}: its pass of {entry.get('finished')}")
+            if source.suffix == ".md":
+                key = reuse_key.page_key(read_page(source), root, harness, env)
             else:
-                self.lines.append(f"torchsheet: not reused {name}: {why}")
+                key = reuse_key.test_file_key(source, root, harness, env)
+            self.decide(source, shown, entry, key)
+
+    @staticmethod
+    def selected(source: Path, named: set[Path]) -> bool:
+        """Collected by this run, and not named on its command line (those always run)."""
+        return source.resolve() not in named and bool(named & {*source.resolve().parents})
+
+    def decide(self, source: Path, shown: str, entry: dict, key: str) -> None:
+        if entry.get("reuse") == key:
+            self.reused[source.resolve()] = entry.get("finished", "?")
+            self.lines.append(f"torchsheet: reused {shown}: its pass of {entry.get('finished')}")
+            return
+        if "reuse" not in entry:
+            why = "its record is not a whole pass (a failure, or a run of part of it)"
+        elif shown.startswith(SHEET_TESTS):
+            why = "its source, tests/support, an input it declares, the harness or the environment"
+            why += " changed"
+        elif entry.get("sha256") != read_page(source).digest:
+            why = "the page changed"
+        else:
+            why = "an included file, the harness or the environment changed"
+        self.lines.append(f"torchsheet: not reused {shown}: {why}")
 
     def pytest_ignore_collect(self, collection_path: Path) -> bool | None:
         return True if collection_path.resolve() in self.reused else None
@@ -103,11 +94,9 @@ class PageReuse:
     @pytest.hookimpl(trylast=True)
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
         if session.exitstatus == pytest.ExitCode.NO_TESTS_COLLECTED and self.reused:
-            session.exitstatus = pytest.ExitCode.OK  # every page was reused: nothing to run
+            session.exitstatus = pytest.ExitCode.OK  # everything was reused: nothing to run
 
     def pytest_terminal_summary(self, terminalreporter) -> None:
-        pages = len(self.reused) - self.reused_files
-        reused = f"{pages} pages and {self.reused_files} test files reused"
-        terminalreporter.write_sep("-", f"torchsheet {OPTION}: {reused}")
+        terminalreporter.write_sep("-", f"torchsheet {OPTION}: {len(self.reused)} files reused")
         for line in self.lines:
             terminalreporter.write_line(line)

@@ -1,30 +1,8 @@
 """``pytest --update-outputs``: rewrite, in the page, every output the code printed differently.
-
-The author's loop: run a page with ``--update-outputs``, read the diff it prints, commit it or
-not. What it rewrites:
-
-- the output of a ``>>>`` example, or only its exception line(s) when it shows a traceback;
-- the text of an output block after a Python block, a script or a torchrun block (every rank's
-  output, rank 0 first, as the harness compares it).
-
-Only examples whose output is compared and differs are rewritten, and only the lines that
-differ: a page line that still matches (its ``...`` included) is kept
-(:func:`..run.outputs.updated_expected`). Never rewritten: a block that did not run here
-(hardware-gated, ``% not-run:``), a block that raised an exception its output does not show, a
-failed launch. Such failures stay failures.
-
-How: the evaluators' failures carry what the page expected and what was printed
-(:class:`..run.outputs.OutputMismatch`). :func:`pytest_runtest_call` turns such a failure into
-an edit of the page text (:mod:`.output_edits`: offsets in the page as collected) and lets the
-example pass; the edit travels with the test report, so under pytest-xdist it reaches the
-controller, whatever the distribution mode. The controller (or the only process),
-:class:`PageUpdater`, applies each page's edits at the end of the session, bottom-up, after
-every example of the page ran, so no block's line moves while the page runs; it refuses a page
-whose file changed during the run. Then it prints a unified diff of each page it changed and a
-one-line count.
-
-A run with ``--update-outputs`` verifies nothing: it never records page results.
-"""
+An evaluator's :class:`..run.outputs.OutputMismatch` becomes an edit (:mod:`.output_edits`) that
+travels with the report to the controller (under pytest-xdist too), which applies each page's
+edits at the end and prints the diff. A block that did not run, or raised what its output does
+not show, stays a failure. Such a run verifies nothing: it records no results."""
 
 from __future__ import annotations
 
@@ -40,7 +18,7 @@ from sybil.integration.pytest import SybilItem
 
 from ..locations import display_path
 from ..run.outputs import OutputMismatch
-from .output_edits import Edit, NotUpdatable, apply_edits, digest, edit_for
+from .output_edits import Edit, NotUpdatable, apply_edits, edit_for
 
 OPTION = "--update-outputs"
 EDIT_PROPERTY = "torchsheet_output_edit"
@@ -76,11 +54,8 @@ def pytest_runtest_call(item: pytest.Item):
         return (yield)
     except SybilFailure as failure:
         result = failure.result
-        if not (
-            item.config.getoption(OPTION)
-            and isinstance(item, SybilItem)
-            and isinstance(result, OutputMismatch)
-        ):
+        updating = item.config.getoption(OPTION) and isinstance(item, SybilItem)
+        if not (updating and isinstance(result, OutputMismatch)):
             raise
         try:
             edit = edit_for(item.example, result)
@@ -117,10 +92,6 @@ class PageUpdater:
             shown = display_path(page)
             path = Path(page)
             text = path.read_text(encoding="utf-8")
-            if any(edit.digest != digest(text) for edit in edits):
-                self.problems.append(f"{shown} changed during the run; not rewritten")
-                self.refused += len(edits)
-                continue
             try:
                 new = apply_edits(text, edits)
             except NotUpdatable as why:
@@ -130,16 +101,9 @@ class PageUpdater:
             path.write_text(new, encoding="utf-8")
             self.changed.append(shown)
             self.rewritten += len(edits)
-            self.diffs.append(
-                "".join(
-                    difflib.unified_diff(
-                        text.splitlines(keepends=True),
-                        new.splitlines(keepends=True),
-                        fromfile=f"a/{shown}",
-                        tofile=f"b/{shown}",
-                    )
-                )
-            )
+            before, after = text.splitlines(keepends=True), new.splitlines(keepends=True)
+            diff = difflib.unified_diff(before, after, f"a/{shown}", f"b/{shown}")
+            self.diffs.append("".join(diff))
 
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
         writer = terminalreporter

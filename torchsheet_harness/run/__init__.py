@@ -1,4 +1,1 @@
-"""The run side: evaluators for one example (:mod:`.evaluators`), subprocesses that cannot
-outlive their test (:mod:`.process`), launches by torchrun (:mod:`.torchrun`) and on a private
-Slurm cluster (:mod:`.slurm`).
-"""
+"""The run side: evaluators, subprocesses that cannot outlive their test, torchrun and Slurm."""

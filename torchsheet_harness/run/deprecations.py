@@ -1,26 +1,8 @@
 """No deprecated API on a page: a block whose own code warns that it is deprecated fails.
-
-A DeprecationWarning, PendingDeprecationWarning or FutureWarning is the block's when the
-warning points at the block's code (its filename is the page, or the block's script), or at a
-torch frame the block's code called directly (a wrapper that took the ``stacklevel``; see
-:mod:`.warning_origin`). One raised deeper in torch by a correct call is not the block's fault;
-it is passed on to pytest, which lists it in the warnings summary, as it does every other
-warning.
-
-- In-process blocks (:class:`Watch`): every warning is recorded while the block runs; the
-  block's own deprecations fail it with page:line and the warning's text, the others are
-  issued again for pytest once the block is done.
-- Launched blocks (a snippet, torchrun): :func:`launch_filters` makes the processes' own
-  deprecations errors (a start-up hook, :mod:`.rank_site`, and a warnings filter on module
-  ``__main__``, the script), so a rank stops at the deprecated call;
-  :func:`deprecation_error` finds that error in a rank's stderr and names the page line;
-  :func:`reissue_process_warnings` passes on the warnings the processes printed.
-
-A block that shows a deprecation on purpose (a pitfall: "this is deprecated, use that")
-declares it, ``:class: shows-deprecation``: its own deprecations are printed where they occur,
-``FutureWarning: <message>``, as part of its checked output (a terminal shows them there too),
-and a declared block whose code raises none fails: the declaration would hide the next one.
-"""
+A deprecation is the block's when it points at the block's code or at the torch wrapper the block
+called (:mod:`.warning_origin`); one raised deeper in torch goes to pytest's warnings summary.
+In-process blocks: :class:`Watch`; launched blocks: :func:`launch_filters`, read back by
+:func:`deprecation_error`. A ``shows-deprecation`` block prints its own, failing if none comes."""
 
 from __future__ import annotations
 
@@ -35,17 +17,13 @@ from pathlib import Path
 from typing import Any
 
 from ..locations import place
+from .gpu_host import rank_site_first
 from .warning_origin import CATEGORIES, SCRIPT_ENV, blamed
 
-RANK_SITE = Path(__file__).with_name("rank_site")
 DECLARE = "declare it on the block with ':class: shows-deprecation' and show the warning"
 _NAMES = "|".join(category.__name__ for category in CATEGORIES)
 _ERROR_LINE = re.compile(rf"^(?:\[rank\d+\]: ?)?(?P<category>{_NAMES}): (?P<text>.*)$")
 _PRINTED = re.compile(r"^(?P<file>\S.*?):(?P<line>\d+): (?P<category>\w*Warning): (?P<text>.*)$")
-
-
-def is_deprecation(category: type[Warning]) -> bool:
-    return issubclass(category, CATEGORIES)
 
 
 @dataclass
@@ -85,9 +63,8 @@ class Watch:
         return filename == path or filename.startswith(f"<doctest {path}[")
 
     def page_line(self, message: warnings.WarningMessage) -> int | None:
-        """The page line of a deprecation the block's own code raised (called while it is
-        shown); None for any other warning."""
-        if not is_deprecation(message.category):
+        """The page line of a deprecation the block's own code raised; None for others."""
+        if not issubclass(message.category, CATEGORIES):
             return None
         found = blamed(message.filename, message.lineno, self._is_page)
         if found is None:
@@ -97,15 +74,11 @@ class Watch:
             return line
         return self.example.line + line - 1  # a >>> example: its own lines
 
-    def own(self) -> list[tuple[int, warnings.WarningMessage]]:
-        return [(line, message) for message, line in self.caught if line is not None]
-
     def failure(self) -> str | None:
         """Why the example fails: its code used a deprecated API (or declared one it did not)."""
-        own = self.own()
+        own = [(line, message) for message, line in self.caught if line is not None]
         if self.shown:
-            record_shown(self.example, bool(own))
-            return unused_declaration(self.example)
+            return unused_declaration(self.example, raised=bool(own))
         if not own:
             return None
         lines = [
@@ -116,16 +89,11 @@ class Watch:
         return "\n".join(lines) + f"\n(use what the warning says; to show it on purpose, {DECLARE})"
 
 
-def record_shown(example: Any, raised: bool) -> None:
-    """Remember, per declared block of the page, whether one of its examples raised one."""
+def unused_declaration(example: Any, raised: bool) -> str | None:
+    """At a declared block's last example, a failure when none of its examples ``raised`` one."""
+    line = example.region.block.line
     shown = example.document.__dict__.setdefault("torchsheet_shown_deprecations", {})
-    line = example.region.block.line
     shown[line] = shown.get(line, False) or raised
-
-
-def unused_declaration(example: Any) -> str | None:
-    """At the declared block's last example: a failure when none of its examples raised one."""
-    line = example.region.block.line
     examples = [
         region.start
         for _, region in example.document.regions
@@ -133,7 +101,7 @@ def unused_declaration(example: Any) -> str | None:
     ]
     if example.region.start != max(examples):
         return None
-    if example.document.torchsheet_shown_deprecations.get(line):
+    if shown[line]:
         return None
     return (
         f"{place(example.path, line)}: the block declares shows-deprecation, but its code "
@@ -142,24 +110,34 @@ def unused_declaration(example: Any) -> str | None:
 
 
 def launch_filters(script: Path, env: Mapping[str, str] | None = None) -> dict[str, str]:
-    """The environment a launched ``script`` runs with: deprecations shown wherever raised (so
-    that torch's own are passed on), and an error where the script raises one or calls the
-    deprecated API: the start-up hook (:mod:`.rank_site`) and a filter on ``__main__``."""
+    """The environment a launched ``script`` runs with: deprecations shown wherever raised, and an
+    error where the script's own code raises one (the rank hook, and a filter on ``__main__``)."""
     env = env if env is not None else os.environ
     entries = [f"default::{category.__name__}" for category in CATEGORIES]
     entries += [f"error::{category.__name__}:__main__" for category in CATEGORIES]
     before = env.get("PYTHONWARNINGS")
-    path = [str(RANK_SITE), *([env["PYTHONPATH"]] if env.get("PYTHONPATH") else [])]
     return {
         "PYTHONWARNINGS": ",".join([before, *entries] if before else entries),
-        "PYTHONPATH": os.pathsep.join(path),
+        "PYTHONPATH": rank_site_first(env),
         SCRIPT_ENV: os.path.abspath(script),
     }
 
 
-def script_line(script: str, line: int) -> str:
-    """Where a line of a literal-included script is: 'snippets/x.py:12'."""
-    return place(script, line)
+def processes_failure(
+    stderr: Mapping[str, str], script: str, where: Callable[[str, int], str], failure: str | None
+) -> str | None:
+    """``failure`` of launched processes (None: they succeeded), led by the deprecation one
+    stopped on; either way, the warnings they printed are issued again for pytest's summary."""
+    for text in stderr.values():  # issued again, for pytest's warnings summary
+        for match in map(_PRINTED.match, text.splitlines()):
+            if match is None:
+                continue
+            category = getattr(builtins, match["category"], None)
+            if not (isinstance(category, type) and issubclass(category, Warning)):
+                category = UserWarning
+            warnings.warn_explicit(match["text"], category, match["file"], int(match["line"]))
+    deprecated = deprecation_error(stderr, script, where) if failure else None
+    return f"{deprecated}\n{failure}" if deprecated else failure
 
 
 def deprecation_error(
@@ -182,15 +160,3 @@ def deprecation_error(
                     f"{error['text']} (an error in {name}; use what the warning says)"
                 )
     return None
-
-
-def reissue_process_warnings(streams: Mapping[str, str]) -> None:
-    """Issue again, for pytest's warnings summary, each warning a process printed to stderr."""
-    for text in streams.values():
-        for match in map(_PRINTED.match, text.splitlines()):
-            if match is None:
-                continue
-            category = getattr(builtins, match["category"], None)
-            if not (isinstance(category, type) and issubclass(category, Warning)):
-                category = UserWarning
-            warnings.warn_explicit(match["text"], category, match["file"], int(match["line"]))

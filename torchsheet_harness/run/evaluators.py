@@ -1,40 +1,29 @@
-"""Evaluators: each runs one example and returns None on success or a failure message.
-
-Each is a :data:`sybil.typing.Evaluator`. Every message starts with 'page:line' so a reader of
-the pytest report can open the block. A block run as processes of its own (a script, torchrun,
-Slurm) runs in a fresh temporary directory through :func:`run_in_workdir`. An output that
-differs fails with an :class:`.outputs.OutputMismatch`: the message, with the first differing
-column marked, carrying what the page expected and what was printed (every rank's stdout, rank 0
-first, for torchrun), which ``--update-outputs`` writes back into the page.
-"""
+"""Evaluators (Sybil's: None on success, else a message starting with 'page:line'): the gates, and
+blocks run as processes of their own (a script, torchrun, Slurm) in a fresh temporary directory.
+What cannot run here (a gated block, before it skips) and an included Python script (before it
+runs) are first read by the static check. Blocks run at the page's prompt: :mod:`.prompt`."""
 
 from __future__ import annotations
 
-import io
+import doctest
 import os
 import sys
 import tempfile
 from collections.abc import Callable
-from contextlib import redirect_stdout
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import ClassVar
 from unittest import SkipTest
 
 from sybil import Example
-from sybil.evaluators.doctest import DocTestEvaluator, DocTestRunner, OutputChecker
 from sybil.typing import Evaluator
 
-from ..locations import place
+from ..checks import static_check
+from ..locations import display_path, place
 from ..pages.requirements import Requirement
-from .deprecations import (
-    Watch,
-    deprecation_error,
-    launch_filters,
-    reissue_process_warnings,
-    script_line,
-)
-from .outputs import OPTION_FLAGS, OutputMismatch, first_difference, matches
+from .deprecations import launch_filters, processes_failure
+from .outputs import OutputMismatch, first_difference, matches
 from .process import run_command
 
 SNIPPET_TIMEOUT_SECONDS = 180.0
@@ -58,8 +47,7 @@ def padded_source(example: Example, source: str | None = None) -> str:
 
 
 def compare_output(expected: str, got: str, place: str) -> OutputMismatch | None:
-    """None when ``got`` matches the page's ``expected`` output, else expected vs got, with the
-    first differing column marked (the mismatch also carries both, for ``--update-outputs``)."""
+    """None when ``got`` matches the page's ``expected`` output, else an ``OutputMismatch``."""
     if matches(expected, got):
         return None
     message = (
@@ -71,54 +59,34 @@ def compare_output(expected: str, got: str, place: str) -> OutputMismatch | None
     return OutputMismatch(message, expected, got)
 
 
-class _RecordingChecker(OutputChecker):
-    """Sybil's checker, remembering the last (want, got) doctest compared.
-
-    For an example that shows a traceback, doctest compares only its exception line(s) with the
-    exception raised; this is how the evaluator learns which.
-    """
-
-    last: tuple[str, str] = ("", "")
-
-    def check_output(self, want: str, got: str, optionflags: int) -> bool:
-        self.last = (want, got)
-        return super().check_output(want, got, optionflags)
+def block_code(example: Example) -> tuple[str, str, int] | None:
+    """(code, path, first line) of the Python an example's block holds: an included script's
+    file, or the block's own code at its page lines; None for a batch script or no block."""
+    block = getattr(example.region, "block", None)
+    if block is None or block.requirement.slurm:
+        return None
+    if block.included is not None:
+        return (block.code, str(block.included), 1) if block.included.suffix == ".py" else None
+    return block.code, example.path, block.line + block.source.line_offset + 1
 
 
-class _Runner(DocTestRunner):
-    def __init__(self, optionflags: int) -> None:
-        super().__init__(optionflags)
-        self._checker = _RecordingChecker()
-        self.mismatch: tuple[str, str, str] | None = None
-
-    def report_failure(self, out, test, example, got) -> None:  # noqa: ANN001
-        want, printed = self._checker.last
-        exception = example.exc_msg is not None and want == example.exc_msg
-        self.mismatch = (want, printed, "exception" if exception else "want")
-        super().report_failure(out, test, example, got)
-        out(first_difference(want, printed) + "\n")
-
-
-class DocTestExample(DocTestEvaluator):
-    """Sybil's doctest evaluator, whose failure marks the first differing column and carries
-    what the page expected and what was printed (an :class:`.outputs.OutputMismatch`).
-
-    An example that raised an exception its output does not show fails with a plain message.
-    """
-
-    def __init__(self, optionflags: int = OPTION_FLAGS) -> None:
-        self.runner = _Runner(optionflags)
-
-    def __call__(self, example: Example) -> str:
-        __tracebackhide__ = True
-        self.runner.mismatch = None
-        with Watch(example, shows_deprecation(example)) as watch:
-            message = super().__call__(example)
-        deprecated = watch.failure()
-        if message and self.runner.mismatch is not None:
-            want, got, part = self.runner.mismatch
-            return OutputMismatch(message, want, got, part)
-        return message or deprecated or ""
+def static_findings(example: Example) -> tuple[str | None, list[str]]:
+    """(the failure message or None, what was left unresolved) for the lines of the example's
+    block (:func:`block_code`) that are ``example``'s: a ``>>>`` example's own, else all."""
+    code = block_code(example)
+    if code is None:
+        return None, []
+    text, path, first_line = code
+    found = static_check.findings(text, path, first_line, example.region.block.shows_deprecation)
+    lines: range | None = None
+    if isinstance(example.parsed, doctest.Example):
+        lines = range(example.line, example.line + example.parsed.source.count("\n"))
+    problems = [message for line, message in found.problems if lines is None or line in lines]
+    unresolved = [message for line, message in found.unresolved if lines is None or line in lines]
+    if problems and path != example.path:  # an included script: name the page showing it
+        where = place(example.path, example.line)
+        problems.insert(0, f"{where}: {display_path(path)} fails the static check")
+    return "\n".join(problems) or None, unresolved
 
 
 @dataclass
@@ -133,7 +101,7 @@ class SkipWithReason:
 
 @dataclass
 class Gated:
-    """Runs ``inner`` only when this machine meets ``requirement``; otherwise SKIPPED with why."""
+    """Runs ``inner`` where ``requirement`` is met; else SKIPPED, or failed by a static check."""
 
     requirement: Requirement
     inner: Evaluator
@@ -141,37 +109,12 @@ class Gated:
     def __call__(self, example: Example) -> str | None:
         __tracebackhide__ = True
         reason = self.requirement.unmet_reason()
-        if reason is not None:
-            raise SkipTest(reason)
-        return self.inner(example)
-
-
-@dataclass
-class PythonBlock:
-    """Executes a plain Python block in the page's namespace and checks what it printed.
-
-    ``expected`` is the text of the output block that follows it on the page, or None. A block
-    that prints while the page shows no output fails: the reader would not see what it printed.
-    """
-
-    expected: str | None = None
-
-    def __call__(self, example: Example) -> str | None:
-        __tracebackhide__ = True
-        code = compile(padded_source(example), example.path, "exec", dont_inherit=True)
-        buffer = io.StringIO()
-        with redirect_stdout(buffer), Watch(example, shows_deprecation(example)) as watch:
-            exec(code, example.namespace)
-        example.namespace.pop("__builtins__", None)
-        got, deprecated = buffer.getvalue(), watch.failure()
-        if self.expected is not None:
-            return compare_output(self.expected, got, where(example)) or deprecated
-        if got.strip():
-            return (
-                f"{where(example)}: the block printed output but the page shows none; follow it "
-                f"with an output block or use a >>> block\n--- got ---\n{got.rstrip()}"
-            )
-        return deprecated
+        if reason is None:
+            return self.inner(example)
+        failure, unresolved = static_findings(example)
+        if failure:
+            return failure
+        raise SkipTest("; ".join([reason, *unresolved]))
 
 
 def run_in_workdir(
@@ -179,8 +122,12 @@ def run_in_workdir(
     prefix: str,
     run: Callable[[Path], tuple[str | None, str]],
     expected: str | None,
+    script: Path | None = None,
 ) -> str | None:
-    """``run(workdir)`` gives (failure or None, stdout); the stdout is checked against the page."""
+    """``run(workdir)`` gives (failure or None, stdout), checked against the page; first, the
+    static check of the included Python ``script`` may fail it."""
+    if script and (failure := static_findings(example)[0]):
+        return failure
     with tempfile.TemporaryDirectory(prefix=prefix) as workdir:
         failure, stdout = run(Path(workdir))
     if failure is not None:
@@ -199,28 +146,21 @@ class ScriptFile:
     timeout: float = SNIPPET_TIMEOUT_SECONDS
 
     def __call__(self, example: Example) -> str | None:
-        return run_in_workdir(example, "torchsheet-snippet-", self.run, self.expected)
+        return run_in_workdir(example, "torchsheet-snippet-", self.run, self.expected, self.script)
 
     def run(self, workdir: Path) -> tuple[str | None, str]:
         env = dict(os.environ, **launch_filters(self.script))
         argv = [sys.executable, str(self.script)]
         finished = run_command(argv, timeout=self.timeout, cwd=workdir, env=env)
-        reissue_process_warnings({"the script": finished.stderr})
-        if not finished.ok:
-            script = str(self.script)
-            deprecated = deprecation_error({"the script": finished.stderr}, script, script_line)
-            failure = f"{self.script.name} failed\n{finished.describe()}"
-            return (f"{deprecated}\n{failure}" if deprecated else failure), ""
-        return None, finished.stdout
+        failure = None if finished.ok else f"{self.script.name} failed\n{finished.describe()}"
+        stderr = {"the script": finished.stderr}
+        return processes_failure(stderr, str(self.script), place, failure), finished.stdout
 
 
 @dataclass
 class LaunchedBlock:
-    """A page block (``source``) or a snippets/ script (``script``) run by a launcher.
-
-    Subclasses say how in :meth:`launch`; the output is checked against the page's.
-    ``gpu_host`` is the reason of the block's ``% gpu-host:`` exemption, if it has one.
-    """
+    """A page block (``source``) or a snippets/ script (``script``) run by a launcher (subclasses
+    say how in :meth:`launch`); ``gpu_host``: the reason of its ``% gpu-host:``, if any."""
 
     requirement: Requirement
     source: str | None = None
@@ -231,10 +171,8 @@ class LaunchedBlock:
     prefix: ClassVar[str] = "torchsheet-block-"
 
     def __call__(self, example: Example) -> str | None:
-        def run(workdir: Path) -> tuple[str | None, str]:
-            return self.launch(example, workdir)
-
-        return run_in_workdir(example, self.prefix, run, self.expected)
+        run = partial(self.launch, example)
+        return run_in_workdir(example, self.prefix, run, self.expected, self.script)
 
     def launch(self, example: Example, workdir: Path) -> tuple[str | None, str]:
         """Run the block from ``workdir``: (failure message or None, the output to check)."""

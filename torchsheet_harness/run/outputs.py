@@ -1,17 +1,6 @@
-"""A page's expected output against what the code printed, line by line.
-
-The comparison itself is doctest's (:data:`OPTION_FLAGS`: ``...`` matches anything, runs of
-whitespace are equal). On top of it, the two outputs are aligned line by line, a page line that
-still matches a printed line (its ``...`` included) kept, a line that is only ``...`` standing
-for any run of printed lines. The alignment gives:
-
-- :func:`first_difference`: where a failure message marks the first differing column, so that
-  ``tensor([3, 12, 21])`` against torch's ``tensor([ 3, 12, 21])`` shows its padding space;
-- :func:`updated_expected`: the expected text ``--update-outputs`` writes, the page's lines that
-  still match kept and only the others replaced by what was printed.
-
-Neither imports pytest or torch.
-"""
+"""A page's expected output against what the code printed: doctest's comparison, and the two
+outputs aligned line by line (a matching line kept, a ``...`` line standing for any run of
+lines), which gives :func:`first_difference` and :func:`updated_expected`. No pytest, no torch."""
 
 from __future__ import annotations
 
@@ -35,13 +24,10 @@ def matches(expected: str, got: str) -> bool:
 
 
 class OutputMismatch(str):
-    """A failure message that also carries what the page expected and what the code printed.
-
-    ``part`` says what on the page ``expected`` is: 'block' (an output block's text), 'want'
-    (a doctest example's output) or 'exception' (the exception line(s) of a doctest example that
-    shows a traceback). Sybil passes the message through unchanged, so ``--update-outputs`` can
-    read these back from the failure.
-    """
+    """A failure message that carries what the page expected and what the code printed, which
+    ``--update-outputs`` reads back (Sybil passes the message through unchanged). ``part``: what
+    ``expected`` is on the page, 'block' (an output block), 'want' (a doctest example's output) or
+    'exception' (the exception line(s) of an example that shows a traceback)."""
 
     expected: str
     got: str
@@ -63,10 +49,6 @@ def lines_of(text: str) -> list[str]:
     return lines
 
 
-def _is_wildcard(line: str) -> bool:
-    return line.strip() == "..."
-
-
 def _align(expected: list[str], got: list[str]) -> list[tuple[str, int, int, int, int]] | None:
     """Steps turning ``expected`` into ``got``, keeping as many expected lines as possible.
 
@@ -80,7 +62,7 @@ def _align(expected: list[str], got: list[str]) -> list[tuple[str, int, int, int
     n, m = len(expected), len(got)
     if n * m > MAX_ALIGNED_PAIRS:
         return None
-    wild = [_is_wildcard(e) for e in expected]
+    wild = [e.strip() == "..." for e in expected]
     same = [
         [not w and matches(e + "\n", g + "\n") for g in got]
         for e, w in zip(expected, wild, strict=True)
@@ -155,12 +137,9 @@ def _wrapped(expected: list[str], wild: list[bool], got: list[str], i: int, j: i
 
 
 def updated_expected(expected: str, got: str) -> list[str]:
-    """The lines to show instead of ``expected``: its lines that still match ``got`` (``...``
-    parts included) kept, every other line replaced by the printed one.
-
-    The result always matches ``got``; when keeping lines would not (a '...' that matched across
-    lines, say), it is the printed text itself.
-    """
+    """The lines to show instead of ``expected``: its lines that still match ``got`` (``...`` parts
+    included) kept, every other line the printed one; always a text that matches ``got`` (else the
+    printed text itself)."""
     got_lines = lines_of(got)
     steps = _align(lines_of(expected), got_lines)
     if steps is not None:
@@ -177,15 +156,8 @@ def updated_expected(expected: str, got: str) -> list[str]:
 
 
 def first_difference(expected: str, got: str) -> str:
-    """Where ``got`` first departs from ``expected``: the two lines with a caret under the
-    first differing character of each, e.g.::
-
-        --- first difference: line 1 of the output, column 9: '3' expected, ' ' printed ---
-        expected: tensor([3, 12, 21])
-                          ^
-        got:      tensor([ 3, 12, 21])
-                          ^
-    """
+    """Where ``got`` first departs from ``expected``: the two lines, each with a caret under its
+    first differing character."""
     expected_lines, got_lines = lines_of(expected), lines_of(got)
     steps = _align(expected_lines, got_lines) or [("drop", 0, 1, 0, 0)]
     step = next((step for step in steps if step[0] not in ("keep", "wild")), None)
@@ -194,28 +166,23 @@ def first_difference(expected: str, got: str) -> str:
     _, i, _, j, _ = step
     e = expected_lines[i] if i < len(expected_lines) else None
     g = got_lines[j] if j < len(got_lines) else None
+    columns = _first_column(e, g) if e is not None and g is not None else None
     if e is None:
         head = f"line {i + 1} of the output: the page shows no more lines"
     elif g is None:
         head = f"line {i + 1} of the output: nothing more was printed"
     else:
-        column, got_column = _first_column(e, g)
-        what = e[column : column + 1] or "end of line"
-        printed = g[got_column : got_column + 1] or "end of line"
+        what = e[columns[0] : columns[0] + 1] or "end of line"
+        printed = g[columns[1] : columns[1] + 1] or "end of line"
         head = (
-            f"line {i + 1} of the output, column {column + 1}: "
+            f"line {i + 1} of the output, column {columns[0] + 1}: "
             f"{what!r} expected, {printed!r} printed"
         )
     parts = [f"--- first difference: {head} ---"]
-    prefix = {"expected": "expected: ", "got": "got:      "}
-    for name, line in (("expected", e), ("got", g)):
-        if line is None:
-            parts.append(f"{prefix[name]}(no line)")
-            continue
-        parts.append(prefix[name] + line)
-        if e is not None and g is not None:
-            column = _first_column(e, g)[0 if name == "expected" else 1]
-            parts.append(" " * (len(prefix[name]) + column) + "^")
+    for index, (prefix, line) in enumerate((("expected: ", e), ("got:      ", g))):
+        parts.append(prefix + (line if line is not None else "(no line)"))
+        if columns is not None:
+            parts.append(" " * (len(prefix) + columns[index]) + "^")
     return "\n".join(parts)
 
 

@@ -1,24 +1,15 @@
-"""Run a command in its own session with a hard timeout, leaving nothing behind.
-
-Killing the command's process group is not enough for launchers: ``torchrun`` starts every rank
-in a session of its own, so a rank is outside the launcher's group and is orphaned, still
-running, when the launcher is killed with SIGKILL. While the command runs, a watcher therefore
-records every descendant it sees (from ``/proc``, on Linux); whatever of them is still alive when
-the command ends, however it ends, is killed.
-
-The harness's only reading of ``/proc``, its kill helpers and its machine-wide lock live here.
-"""
+"""Run a command in its own session with a hard timeout, leaving nothing behind: torchrun starts
+every rank in a session of its own, so a watcher records every descendant it sees (from ``/proc``),
+and whatever of them is alive when the command ends is killed."""
 
 from __future__ import annotations
 
-import fcntl
+import contextlib
 import os
 import signal
 import subprocess
 import threading
-import time
-from collections.abc import Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -80,13 +71,17 @@ def run_command(
         stdout, stderr = proc.communicate(timeout=timeout)
     except subprocess.TimeoutExpired:
         timed_out = True
-        stdout, stderr = _terminate(proc, watcher)
+        _signal_tree(proc.pid, watcher, signal.SIGTERM)
+        try:
+            stdout, stderr = proc.communicate(timeout=GRACE_SECONDS)
+        except subprocess.TimeoutExpired:
+            _signal_tree(proc.pid, watcher, signal.SIGKILL)
+            stdout, stderr = proc.communicate()
     finally:
         watcher.stop()
         # Children that outlived the leader (daemonised workers, ranks in their own sessions).
         # No new scan: the leader is gone, and its pid may already belong to someone else.
-        kill_group(proc.pid, signal.SIGKILL)
-        watcher.signal_all(signal.SIGKILL)
+        _signal_tree(proc.pid, watcher, signal.SIGKILL, scan=False)
         if proc.poll() is None:  # only when communicate() itself was interrupted
             proc.kill()
             proc.wait()
@@ -125,11 +120,6 @@ class DescendantWatcher(threading.Thread):
             if start_time(pid) == started:
                 kill(pid, sig)
 
-    def kill_survivors(self, sig: signal.Signals) -> None:
-        """Scan once more (the root must still be running), then signal everything seen."""
-        self.snapshot()
-        self.signal_all(sig)
-
 
 def descendants(root: int) -> dict[int, str]:
     """Live descendants of ``root`` (pid -> start time), whatever session they are in."""
@@ -153,13 +143,18 @@ def pids() -> list[int]:
     return [int(entry.name) for entry in _PROC.iterdir() if entry.name.isdigit()]
 
 
-def _stat_fields(pid: int) -> list[str] | None:
-    """Fields of /proc/<pid>/stat after the command name: state, ppid, ... (None if gone)."""
+def _read(pid: int, *files: str) -> bytes | None:
+    """The contents of /proc/<pid>/<file> for each of ``files``, joined; None when it is gone."""
     try:
-        stat = (_PROC / str(pid) / "stat").read_text()
+        return b"".join((_PROC / str(pid) / name).read_bytes() for name in files)
     except OSError:
         return None
-    return stat.rsplit(")", 1)[1].split()
+
+
+def _stat_fields(pid: int) -> list[str] | None:
+    """Fields of /proc/<pid>/stat after the command name: state, ppid, ... (None if gone)."""
+    stat = _read(pid, "stat")
+    return None if stat is None else stat.decode().rsplit(")", 1)[1].split()
 
 
 def start_time(pid: int) -> str | None:
@@ -177,73 +172,25 @@ def alive(pid: int) -> bool:
 
 def live_names() -> list[tuple[int, str]]:
     """(pid, command name) of every live process on this machine (zombies left out)."""
-    found = []
-    for pid in pids():
-        try:
-            name = (_PROC / str(pid) / "comm").read_text().strip()
-        except OSError:
-            continue
-        if alive(pid):
-            found.append((pid, name))
-    return found
+    names = ((pid, _read(pid, "comm")) for pid in pids())
+    return [(pid, name.decode().strip()) for pid, name in names if name and alive(pid)]
 
 
 def read_cmdline_and_environ(pid: int) -> bytes:
     """A process's command line and environment, as bytes (empty when unreadable)."""
-    try:
-        return (_PROC / str(pid) / "cmdline").read_bytes() + (
-            _PROC / str(pid) / "environ"
-        ).read_bytes()
-    except OSError:
-        return b""
+    return _read(pid, "cmdline", "environ") or b""
 
 
-def _terminate(proc: subprocess.Popen, watcher: DescendantWatcher) -> tuple[str, str]:
-    # Snapshot first: once the leader dies, its children are reparented and cannot be found.
-    watcher.snapshot()
-    kill_group(proc.pid, signal.SIGTERM)
-    watcher.signal_all(signal.SIGTERM)
-    try:
-        return proc.communicate(timeout=GRACE_SECONDS)
-    except subprocess.TimeoutExpired:
-        kill_group(proc.pid, signal.SIGKILL)
-        watcher.kill_survivors(signal.SIGKILL)
-        return proc.communicate()
+def _signal_tree(pid: int, watcher: DescendantWatcher, sig: signal.Signals, scan: bool = True):
+    """``sig`` to the group of ``pid`` and to every descendant seen; ``scan`` first while it runs
+    (once the leader dies, its children are reparented and cannot be found)."""
+    if scan:
+        watcher.snapshot()
+    kill(pid, sig, group=True)
+    watcher.signal_all(sig)
 
 
-def kill_group(pgid: int, sig: signal.Signals) -> None:
-    """Signal a process group, if it still exists."""
-    try:
-        os.killpg(pgid, sig)
-    except (ProcessLookupError, PermissionError):
-        pass
-
-
-def kill(pid: int, sig: signal.Signals = signal.SIGKILL) -> None:
-    """Signal one process, if it still exists."""
-    try:
-        os.kill(pid, sig)
-    except (ProcessLookupError, PermissionError):
-        pass
-
-
-@contextmanager
-def machine_lock(path: Path, wait_seconds: float | None = None) -> Iterator[None]:
-    """Hold an exclusive ``flock`` on ``path``: one holder per machine (or per shared folder).
-
-    Waits at most ``wait_seconds`` (None: as long as it takes), then raises TimeoutError.
-    """
-    handle = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
-    try:
-        deadline = None if wait_seconds is None else time.monotonic() + wait_seconds
-        while True:
-            try:
-                fcntl.flock(handle, fcntl.LOCK_EX | (0 if deadline is None else fcntl.LOCK_NB))
-                break
-            except BlockingIOError:
-                if time.monotonic() > deadline:
-                    raise TimeoutError(f"{path} held by another process") from None
-                time.sleep(0.2)
-        yield
-    finally:
-        os.close(handle)  # closing drops the flock
+def kill(pid: int, sig: signal.Signals = signal.SIGKILL, *, group: bool = False) -> None:
+    """Signal one process (or its process group), if it still exists."""
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        (os.killpg if group else os.kill)(pid, sig)

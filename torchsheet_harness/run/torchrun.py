@@ -1,27 +1,21 @@
-"""Launch a script with the real ``torchrun`` CLI and return every rank's output.
-
-``torchrun --standalone`` picks a free rendezvous port itself, so parallel launches never collide.
-Each rank's stdout and stderr go to files under a log directory (``--redirects 3``), read back per
-rank for checking and for failure reports. The launch runs in its own session with a hard timeout
-(SIGTERM to the whole process group, then SIGKILL): nothing outlives it.
-"""
+"""Launch a script with the real ``torchrun`` CLI (``--standalone``: a free port each, so launches
+run in parallel) and return every rank's output, read from its log files."""
 
 from __future__ import annotations
 
 import os
 import sys
 import tempfile
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from unittest import SkipTest
 
 from sybil import Example
 
 from ..locations import place
 from . import gpu_host
-from .deprecations import deprecation_error, launch_filters, reissue_process_warnings, script_line
-from .evaluators import LAUNCH_TIMEOUT_SECONDS, LaunchedBlock, padded_source, where
+from .deprecations import launch_filters, processes_failure
+from .evaluators import LAUNCH_TIMEOUT_SECONDS, LaunchedBlock, padded_source
 from .process import Finished, run_command
 
 
@@ -60,21 +54,17 @@ def _prefixed(rank: int, line: str) -> str:
 
 
 def launch_env(gpus: int, extra: Mapping[str, str] | None = None) -> dict[str, str]:
-    """The environment for a launch: loopback for gloo, and GPUs hidden unless declared.
-
-    A block that declares no GPU runs with its GPUs hidden, except with
-    ``TORCHSHEET_GPUS_VISIBLE=1`` (a GPU runner showing what a reader's machine does); with
-    ``TORCHSHEET_GPU_HOST=1`` its ranks run as on a GPU host (:mod:`.gpu_host`).
-    """
+    """The environment for a launch: loopback for gloo, and the GPUs hidden from a block that
+    declares none (unless ``TORCHSHEET_GPUS_VISIBLE=1``), its ranks in GPU-host mode where on."""
     env = dict(os.environ)
     env.setdefault("GLOO_SOCKET_IFNAME", "lo")
     env.setdefault("OMP_NUM_THREADS", "1")
     env["PYTHONUNBUFFERED"] = "1"
-    if gpus == 0 and not gpu_host.gpus_visible(env):
+    if gpus == 0 and env.get(gpu_host.GPUS_VISIBLE_ENV) != "1":
         env["CUDA_VISIBLE_DEVICES"] = ""
     env.update(extra or {})
     if gpus == 0 and gpu_host.gpu_host_mode(env):
-        env = gpu_host.rank_env(env)
+        env["PYTHONPATH"] = gpu_host.rank_site_first(env)
     return env
 
 
@@ -86,26 +76,14 @@ def torchrun(
     gpus: int = 0,
     timeout: float = LAUNCH_TIMEOUT_SECONDS,
     env: Mapping[str, str] | None = None,
-    torchrun_args: Sequence[str] = ("--standalone",),
     cwd: str | Path | None = None,
 ) -> Launch:
-    """Run ``torchrun <torchrun_args> --nproc-per-node nproc script args`` and collect ranks."""
+    """Run ``torchrun --standalone --nproc-per-node nproc script args`` and collect ranks."""
     with tempfile.TemporaryDirectory(prefix="torchsheet-torchrun-") as workdir:
         logs = Path(workdir) / "logs"
-        argv = [
-            sys.executable,
-            "-m",
-            "torch.distributed.run",
-            *torchrun_args,
-            "--nproc-per-node",
-            str(nproc),
-            "--log-dir",
-            str(logs),
-            "--redirects",
-            "3",
-            str(script),
-            *args,
-        ]
+        argv = [sys.executable, "-m", "torch.distributed.run", "--standalone"]
+        argv += ["--nproc-per-node", str(nproc), "--log-dir", str(logs), "--redirects", "3"]
+        argv += [str(script), *args]
         finished = run_command(argv, timeout=timeout, cwd=cwd or workdir, env=launch_env(gpus, env))
         launch = Launch(finished)
         for log in sorted(logs.glob("*/attempt_*/*/std*.log")):
@@ -120,8 +98,6 @@ class TorchrunBlock(LaunchedBlock):
     """Evaluator: runs a page block or a snippets/ script under torchrun and checks its output."""
 
     def launch(self, example: Example, workdir: Path) -> tuple[str | None, str]:
-        if self.gpu_host is not None and gpu_host.gpu_host_mode():
-            raise SkipTest(f"not run in GPU-host mode: {self.gpu_host}")
         script = self.script
         if script is None:
             script = workdir / "block.py"
@@ -132,27 +108,28 @@ class TorchrunBlock(LaunchedBlock):
             self.requirement.torchrun,
             gpus=self.requirement.gpus,
             timeout=self.timeout,
-            env=launch_filters(script),  # the block's own deprecations are errors in its ranks
+            env=self.launch_env(script),
             cwd=workdir,
         )
+        shown = self.script or example.path  # a block's own script is padded to its page lines
+
+        def where_line(_: str, line: int) -> str:
+            return place(shown, line)
+
         stderr = {f"rank {rank}": text for rank, text in sorted(launch.rank_stderr.items())}
-        reissue_process_warnings(stderr)
-        if not launch.ok:
-            page_line = script_line if self.script else lambda _, line: where(example, line)
-            deprecated = deprecation_error(stderr, str(script), page_line)
-            failure = f"{self.gpu_host_finding(example, launch)}\n{launch.describe()}"
-            return (f"{deprecated}\n{failure}" if deprecated else failure), ""
-        return None, launch.ranks_stdout()
+        failed = f"{self.gpu_host_finding(launch, where_line)}\n{launch.describe()}"
+        failure = processes_failure(stderr, str(script), where_line, None if launch.ok else failed)
+        return failure, launch.ranks_stdout()
 
-    def gpu_host_finding(self, example: Example, launch: Launch) -> str:
+    def launch_env(self, script: Path) -> dict[str, str]:
+        """The block's own deprecations are errors in its ranks; a block exempted with
+        ``% gpu-host:`` runs as without the GPU-host mode (it shows the default on purpose)."""
+        exempt = {gpu_host.GPU_HOST_ENV: "0"} if self.gpu_host is not None else {}
+        return {**launch_filters(script), **exempt}
+
+    def gpu_host_finding(self, launch: Launch, where_line: Callable[[str, int], str]) -> str:
         """What failed: a GPU-host check's finding at its page (or snippet) line, if any."""
-        if self.requirement.gpus or not gpu_host.gpu_host_mode():
+        if self.requirement.gpus or self.gpu_host is not None or not gpu_host.gpu_host_mode():
             return "torchrun launch failed"
-
-        def where_line(name: str, line: int) -> str:
-            if self.script is not None and name == self.script.name:
-                return place(self.script, line)
-            return place(example.path, line)  # the block's script is padded to page lines
-
         found = gpu_host.finding(launch.rank_stderr.values(), where_line)
         return found or f"torchrun launch failed: {gpu_host.UNEXPLAINED}"

@@ -1,13 +1,6 @@
-"""Whose code a warning is about: the frame it points at, or that frame's caller.
-
-An API warns its caller with ``stacklevel``; when torch wraps the deprecated function in a
-decorator of its own (``torch.distributed``'s ``_exception_logger`` around
-``all_gather_into_tensor``), the warning points one frame short, at the wrapper, whose caller
-is the code that made the call. So a warning is the block's when the frame it points at, or
-that frame's caller, runs the block's code. One raised deeper in torch (torch calling its own
-deprecated API, under a correct call) is not. Standard library only: the rank hook
-(:mod:`.rank_site`) imports it in every process of a launched block.
-"""
+"""Whose code a warning is about: the frame it points at, or that frame's caller (torch wraps some
+deprecated functions in a decorator of its own, so ``stacklevel`` stops one frame short). Standard
+library only: the rank hook imports it in every process of a launched block."""
 
 from __future__ import annotations
 
@@ -23,10 +16,8 @@ SCRIPT_ENV = "TORCHSHEET_DEPRECATIONS_SCRIPT"
 
 
 def blamed(filename: str, lineno: int, own: Callable[[str], bool]) -> tuple[str, int] | None:
-    """(filename, line) of the own code a warning at ``filename:lineno`` is about, or None.
-
-    Called while the warning is being shown (the warning's frames are still on the stack).
-    """
+    """(filename, line) of the own code a warning at ``filename:lineno`` is about, or None (called
+    while the warning is shown: its frames are still on the stack)."""
     frame: FrameType | None = sys._getframe(1)
     while frame is not None:
         code = frame.f_code.co_filename
@@ -42,11 +33,8 @@ def blamed(filename: str, lineno: int, own: Callable[[str], bool]) -> tuple[str,
 
 
 def install_rank_hook() -> None:
-    """In a launched block's process: a deprecation its script's code raised is an error there.
-
-    The exception is raised where the warning is shown, so the process stops with a traceback
-    through the script's line; every other warning is shown as usual (on stderr).
-    """
+    """In a launched block's process: a deprecation its script's code raised is raised as an error
+    where it is shown, so the process stops with a traceback through the script's line."""
     script = os.environ.get(SCRIPT_ENV)
     if not script:
         return

@@ -1,92 +1,140 @@
-"""The ``{errors}`` directive: every message a page shows torch raising, sorted, one row each.
-
-Rows come from ``% error: <message>`` and ``% warning: <message>`` markers
-(:mod:`.error_markers`), read when each page is read (a bad marker is a build warning naming
-page:line, so ``-W`` fails); each row gives the message, the page and the section of the block
-that raises it, linked to that section, and says when that block needs hardware or is not
-verified in this build. Rendered at write time from what every page recorded.
-"""
+"""``{errors}``: every message a block shows torch raising (``% error:``, ``% warning:``, with their
+``% alias:`` wordings), by area: the page it is on; ``{errors-count}``: how many. And the errors
+evidence file (``torchsheet_errors_evidence``): a row whose ``page`` is set promises that page a
+marker whose text is the row's ``marker``; a broken promise is a build warning naming the file
+and row (a missing file is not an error)."""
 
 from __future__ import annotations
 
-import html
+import csv
+from pathlib import Path
 from typing import Any
 
 from docutils import nodes
-from docutils.parsers.rst import Directive
 from sphinx.application import Sphinx
 from sphinx.util import logging
 
-from .error_markers import ErrorEntry, collect_errors
-from .sheet_store import link, sheets, unverified_reason
+from ..locations import display_path
+from ..pages.markers import Message, messages_of
+from ..pages.messages import raised_class
+from . import store
+from .rendering import cell, inline_placeholder, link, placeholder, slug, table
+from .status_text import unverified_reason
 
 logger = logging.getLogger(__name__)
-#: What a row says about a block that needs hardware the CPU test run lacks.
+#: What an entry says about a block that needs hardware the CPU test run lacks.
 NEEDS = {"needs-cuda": "needs CUDA", "needs-gpus": "needs GPUs", "needs-slurm": "needs Slurm"}
+HEADER = ("The message", "Shown in")
+
+Entry = tuple[store.MarkedBlock, Message]
 
 
-class errors_index(nodes.General, nodes.Element):  # noqa: N801 (docutils node names)
-    """Placeholder for the errors table, rendered at write time."""
+def areas(app: Sphinx) -> list[tuple[str, list[Entry]]]:
+    """(docname, its entries sorted by message) of every page with entries, in reading order."""
+    found = []
+    for docname, page in store.in_reading_order(app):
+        entries = [
+            (block, message) for block in page.blocks for message in messages_of(block.markers)
+        ]
+        if entries:
+            found.append(
+                (docname, sorted(entries, key=lambda e: (e[1].text.casefold(), e[0].heading)))
+            )
+    return found
 
 
-class Errors(Directive):
-    """``{errors}``: the table of every marked message."""
+class errors_index(placeholder):  # noqa: N801 (docutils node names)
+    """Every marked message, by area."""
 
-    def run(self) -> list[nodes.Node]:
-        env = self.state.document.settings.env
-        sheets(env)["error_indexes"][env.docname] = True
-        return [errors_index()]
-
-
-def read_error_markers(app: Sphinx, document: nodes.document) -> None:
-    """doctree-read: the page's error entries; a warning for each marker it cannot honour."""
-    entries, errors = collect_errors(document, app.env.docname)
-    for error in errors:
-        logger.warning(error, type="torchsheet", subtype="marker")
-    if entries:
-        sheets(app.env)["errors"][app.env.docname] = entries
-
-
-def sorted_entries(env: Any) -> list[ErrorEntry]:
-    """Every entry of every page, by message (case-folded), then page and section."""
-    entries = [entry for found in sheets(env)["errors"].values() for entry in found]
-    return sorted(entries, key=lambda e: (e.message.casefold(), e.docname, e.heading))
-
-
-def needs_note(classes: str) -> str:
-    notes = [text for prefix, text in NEEDS.items() if prefix in classes]
-    return f' <span class="ts-error-needs">({", ".join(notes)})</span>' if notes else ""
+    def render(self, app: Sphinx, docname: str) -> list[nodes.Node]:
+        found = areas(app)
+        total = sum(len(entries) for _, entries in found)
+        summary = (
+            f"{total} messages, each raised by a block on its page, in {len(found)} areas: the "
+            "troubleshooting pages, in their order."
+        )
+        content = nodes.container("", nodes.paragraph("", summary, classes=["ts-qr-summary"]),
+                                  classes=["no-search"])  # fmt: skip
+        for area, entries in found:
+            title = store.title(app, area)
+            rows = [_row(app, docname, block, message) for block, message in entries]
+            content += nodes.section(
+                "",
+                nodes.title("", f"{title} ({len(entries)})"),
+                table(HEADER, rows, ["ts-errors"]),
+                ids=[f"errors-{slug(title)}"],
+                classes=["ts-errors-area"],
+            )
+        return [content]
 
 
-def row(translator: Any, entry: ErrorEntry) -> str:
-    app = translator.builder.app
-    reason = unverified_reason(app, entry.docname, entry.block_line)
-    title = app.env.titles[entry.docname].astext()
-    href = link(translator, entry.docname, entry.anchor)
-    state = f' ts-qr-unverified" title="{html.escape(reason)}' if reason else ""
-    kind = ' <span class="ts-error-kind">(warning)</span>' if entry.kind == "warning" else ""
-    shown = f"{entry.raised}: {entry.message}" if entry.raised else entry.message
-    return (
-        f'<tr class="ts-error{state}">'
-        f'<td class="ts-error-message"><code>{html.escape(shown)}</code>{kind}</td>'
-        f'<td class="ts-error-where"><a href="{href}">{html.escape(title)} › '
-        f"{html.escape(entry.heading)}</a>{needs_note(entry.classes)}</td></tr>"
-    )
+def _row(app: Sphinx, docname: str, block: store.MarkedBlock, message: Message) -> nodes.row:
+    raised = raised_class(message.kind, message.text, block.code, block.output)
+    shown = f"{raised}: {message.text}" if raised else message.text
+    text = nodes.paragraph("", "", nodes.literal(shown, shown))
+    if message.kind == "warning":
+        text += nodes.inline("", " (warning)", classes=["ts-error-kind"])
+    entry = nodes.entry("", text, classes=["ts-error-message"])
+    if message.aliases:
+        older = nodes.bullet_list(classes=["ts-error-aliases"])
+        for wording, where in message.aliases:
+            line = nodes.paragraph("", "Older wording: ", nodes.literal(wording, wording))
+            line += nodes.inline("", f" ({where})", classes=["ts-error-alias-where"])
+            older += nodes.list_item("", line)
+        entry += older
+    reason = unverified_reason(store.view(app, block.docname), block.line)
+    heading = link(app, docname, block.docname, block.anchor, [nodes.Text(block.heading)],
+                   title=reason or "")  # fmt: skip
+    needs = [text for prefix, text in NEEDS.items() if prefix in block.needs]
+    note = [nodes.inline("", f" ({', '.join(needs)})", classes=["ts-error-needs"])] if needs else []
+    classes = ["ts-error"] + (["ts-qr-unverified"] if reason else [])
+    return nodes.row("", entry, cell(heading, *note, classes=["ts-error-where"]), classes=classes)
 
 
-def visit_html(self: Any, node: errors_index) -> None:
-    rows = [row(self, entry) for entry in sorted_entries(self.builder.app.env)]
-    self.body.append(
-        f'<p class="ts-qr-summary">{len(rows)} messages, each raised by a block on its page.</p>'
-        '<table class="ts-errors"><thead><tr><th>The message</th><th>Shown in</th></tr>'
-        f"</thead><tbody>{''.join(rows)}</tbody></table>"
-    )
-    raise nodes.SkipNode
+class errors_count(inline_placeholder):  # noqa: N801
+    """'49 messages': how many messages the errors index lists (``noun`` after the number)."""
+
+    def render(self, app: Sphinx, docname: str) -> list[nodes.Node]:
+        count = sum(len(entries) for _, entries in areas(app))
+        return [nodes.Text(f"{count} {self['noun']}")]
 
 
-def register(app: Sphinx, no_html: dict[str, Any]) -> None:
-    """Add the errors index's node, directive and hook (called by the extension's ``setup()``);
-    purging, merging and rewriting it are :mod:`.sheet_store`'s, hooked by the quick reference."""
-    app.add_node(errors_index, html=(visit_html, None), **no_html)
-    app.add_directive("errors", Errors)
-    app.connect("doctree-read", read_error_markers)
+def errors_count_role(name, rawtext, text, lineno, inliner, options=None, content=None):  # noqa: ARG001
+    store.record(inliner.document.settings.env).shows_others = True
+    return [errors_count(noun=text)], []
+
+
+def marker_texts(env: Any, docname: str) -> set[str]:
+    """The messages and older wordings the markers of page ``docname`` name."""
+    page = store.records(env).get(docname, store.PageRecord())
+    messages = [message for block in page.blocks for message in messages_of(block.markers)]
+    return {text for m in messages for text in (m.text, *(wording for wording, _ in m.aliases))}
+
+
+def check_evidence(app: Sphinx, env: Any) -> None:
+    """env-check-consistency: each row with a page has its marker there."""
+    if not app.config.torchsheet_errors_evidence:
+        return
+    path = Path(app.confdir, app.config.torchsheet_errors_evidence).resolve()
+    if not path.is_file():
+        return
+    shown = display_path(path, Path(app.confdir).parent)
+    with path.open(encoding="utf-8", newline="") as handle:
+        reader = csv.DictReader(handle)
+        for row in reader:
+            page = (row.get("page") or "").strip()
+            if not page:
+                continue
+            docname = page.removeprefix("docs/").removesuffix(".md")  # either form names it
+            if docname not in env.found_docs:
+                why = f"page {page!r} is not a page of the site"
+            elif (row.get("marker") or "").strip() in marker_texts(env, docname):
+                continue
+            else:
+                why = (
+                    f"no '% error:', '% warning:' or '% alias:' marker on {page} has the text "
+                    f"{row.get('marker', '')!r}"
+                )
+            logger.warning(
+                f"{shown}:{reader.line_num}: {why}", type="torchsheet", subtype="evidence"
+            )

@@ -4,7 +4,7 @@
 // that follows an indented body (without it the prompt reads that line as part of the body).
 // The text ends with one line break: Python 3.13's REPL and IPython then take a pasted block
 // at the reader's one Enter (without it, the 3.13 REPL waits for a second one).
-// Python port and the rule's limits: torchsheet_harness/sphinx_ext/copy_text.py (paste_ready).
+// Python port and the rule's limits: torchsheet_harness/pages/copy_text.py (paste_ready).
 function pasteReady(text) {
   const lines = text.split('\n');
   const isBlank = line => line.trim() === '';

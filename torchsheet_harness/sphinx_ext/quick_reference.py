@@ -1,129 +1,142 @@
-"""The quick reference and the pitfalls index, built from marked blocks.
-
-Markers on the pages (:mod:`.sheet_markers`) are collected when each page is read; a bad
-marker, or a trap a page shows unmarked (:mod:`.pitfall_coverage`), is a build warning naming
-page:line (``-W`` fails), and the page is read again by every later build until it is fixed
-(an incremental build would skip it). ``{quick-reference}`` lists, under
-each section named in its content (one per line, in order), the lines of every block marked for
-it, each linking to the page section it comes from; ``{pitfalls}`` (:mod:`.pitfalls_index`)
-lists every marked trap. Both are rendered at write time from what every page recorded, and a
-line whose page is not verified in this build (per the results file) is marked as such.
-"""
+"""``{quick-reference}``: under each section its content names, the lines of every block marked
+``% quickref: <section>`` (the block's own: nothing is retyped), each linked to its section; a
+line whose block is not verified in this build is dashed, with why on its tooltip. And
+``{pitfalls}``: every ``% pitfall:`` of the pages, one row each, linked to the block showing it."""
 
 from __future__ import annotations
 
-import html
 from typing import Any
 
 from docutils import nodes
-from docutils.parsers.rst import Directive
 from sphinx.application import Sphinx
 from sphinx.util import logging
+from sphinx.util.docutils import SphinxDirective
 
-from . import pitfall_coverage, pitfalls_index
-from .badges import warn_until_fixed
-from .sheet_markers import Excerpt, collect, slug
-from .sheet_store import (
-    link,
-    marks_in_order,
-    merge,
-    purge,
-    rewrite_sheets,
-    sheets,
-    unverified_reason,
-)
+from ..locations import place
+from ..pages.excerpts import ExcerptError, excerpt_lines
+from ..pages.markers import pitfall_of, quickref_of
+from . import store
+from .rendering import cell, code_text, link, placeholder, slug, table
+from .status_text import unverified_reason
 
 logger = logging.getLogger(__name__)
+PITFALLS_HEADER = ("The mistake", "What it does", "The fix", "Shown in")
 
 
-class quick_reference(nodes.General, nodes.Element):  # noqa: N801 (docutils node names)
-    """Placeholder for the quick reference; ``sections`` in the order to show them."""
+class quick_reference(placeholder):  # noqa: N801 (docutils node names)
+    """The quick reference; ``sections`` in the order to show them."""
+
+    def render(self, app: Sphinx, docname: str) -> list[nodes.Node]:
+        by_section: dict[str, list[nodes.Node]] = {name: [] for name in self["sections"]}
+        total = unverified = 0
+        for _, page in store.in_reading_order(app):
+            for block in page.blocks:
+                for section, lines in excerpts(block):
+                    if section not in by_section:
+                        continue
+                    reason = unverified_reason(store.view(app, block.docname), block.line)
+                    total += len(lines)
+                    unverified += len(lines) if reason else 0
+                    by_section[section].append(_item(app, docname, block, lines, reason))
+        sheet = nodes.container(classes=["ts-quickref"])
+        for name, items in by_section.items():
+            if items:
+                title = nodes.title(name, name)
+                sheet += nodes.section("", title, *items, ids=[f"qr-{slug(name)}"],
+                                       classes=["ts-qr-section"])  # fmt: skip
+        summary = f"{total} lines, every one from a block the test suite executes"
+        if unverified:
+            summary += (
+                f"; {unverified} of them not verified by the last test run (dashed on the left; "
+                "hover for why)"
+            )
+        paragraph = nodes.paragraph("", f"{summary}.", classes=["ts-qr-summary"])
+        return [nodes.container("", paragraph, sheet, classes=["no-search"])]
 
 
-class QuickReference(Directive):
+def excerpts(block: store.MarkedBlock) -> list[tuple[str, tuple[str, ...]]]:
+    """(section, lines) for each quickref marker of ``block`` (a bad one: none)."""
+    found = []
+    for marker in block.markers:
+        if marker.kind == "quickref" and (quickref := quickref_of(marker)) is not None:
+            try:
+                found.append((quickref.section, excerpt_lines(block.code, quickref.lines)))
+            except ExcerptError:
+                continue  # the page side fails the page for it
+    return found
+
+
+def _item(
+    app: Sphinx, docname: str, block: store.MarkedBlock, lines: tuple[str, ...], reason: str | None
+) -> nodes.container:
+    code = "\n".join(lines)
+    title = store.title(app, block.docname)
+    heading = nodes.Text(block.heading)
+    where = link(app, docname, block.docname, block.anchor, [heading], ["ts-qr-link"],
+                 f"{title}: {reason}" if reason else title)  # fmt: skip
+    item = nodes.container(classes=["ts-qr-item"] + (["ts-qr-unverified"] if reason else []))
+    item += nodes.literal_block(code, code, language="python", classes=["ts-qr-code"])
+    item += nodes.paragraph("", "", where, classes=["ts-qr-where"])
+    return item
+
+
+class QuickReference(SphinxDirective):
     """``{quick-reference}``: its content names the sections, one per line, in order."""
 
     has_content = True
 
     def run(self) -> list[nodes.Node]:
         sections = [line.strip() for line in self.content if line.strip()]
-        env = self.state.document.settings.env
-        sheets(env)["sections"][env.docname] = sections
+        page = store.record(self.env)
+        page.quickref_sections, page.shows_others = sections, True
         return [quick_reference(sections=sections)]
-
-
-def read_markers(app: Sphinx, document: nodes.document) -> None:
-    """doctree-read: the page's excerpts and pitfalls; a warning for each bad marker, and for
-    each trap the page shows without a pitfall marker."""
-    excerpts, pitfalls, errors = collect(document, app.env.docname)
-    for error in errors + pitfall_coverage.unlisted_traps(document):
-        warn_until_fixed(app, error, "marker")  # an incremental build reads the page again
-    if excerpts or pitfalls:
-        sheets(app.env)["marks"][app.env.docname] = (excerpts, pitfalls)
 
 
 def check_sections(app: Sphinx, env: Any) -> None:
     """env-check-consistency: every quickref marker names a section the sheet shows."""
-    known = {name for names in sheets(env)["sections"].values() for name in names}
-    for excerpts, _ in sheets(env)["marks"].values():
-        for excerpt in excerpts:
-            if known and excerpt.section not in known:
-                logger.warning(
-                    f"{excerpt.where}: quickref section {excerpt.section!r} is not on the "
-                    f"quick reference; known: {', '.join(sorted(known))}",
-                    type="torchsheet",
-                    subtype="marker",
-                )
+    records = store.records(env)
+    known = {name for page in records.values() for name in page.quickref_sections}
+    for page in records.values():
+        for block in page.blocks:
+            for marker in block.markers:
+                quickref = quickref_of(marker) if marker.kind == "quickref" else None
+                if known and quickref is not None and quickref.section not in known:
+                    where = place(env.doc2path(block.docname), marker.line)
+                    logger.warning(
+                        f"{where}: quickref section {quickref.section!r} is not on the quick "
+                        f"reference; known: {', '.join(sorted(known))}",
+                        type="torchsheet",
+                        subtype="marker",
+                    )
 
 
-def visit_quick_reference_html(self: Any, node: quick_reference) -> None:
-    app = self.builder.app
-    by_section: dict[str, list[Excerpt]] = {name: [] for name in node["sections"]}
-    for excerpts, _ in marks_in_order(app):
-        for excerpt in excerpts:
-            by_section.setdefault(excerpt.section, []).append(excerpt)
-    parts, total, unverified = [], 0, 0
-    for name in node["sections"]:
-        items = []
-        for excerpt in by_section[name]:
-            reason = unverified_reason(app, excerpt.docname, excerpt.block_line)
-            total += len(excerpt.lines)
-            unverified += len(excerpt.lines) if reason else 0
-            code = self.highlighter.highlight_block("\n".join(excerpt.lines), "python")
-            title = app.env.titles[excerpt.docname].astext()
-            state = f' ts-qr-unverified" title="{html.escape(reason)}' if reason else ""
-            items.append(
-                f'<div class="ts-qr-item{state}">{code}'
-                f'<a class="ts-qr-link" href="{link(self, excerpt.docname, excerpt.anchor)}" '
-                f'title="{html.escape(title)}">{html.escape(excerpt.heading)}</a></div>'
-            )
-        if items:
-            anchor = f"qr-{slug(name)}"
-            parts.append(
-                f'<section class="ts-qr-section" id="{anchor}"><h2>{html.escape(name)}'
-                f'<a class="headerlink" href="#{anchor}" title="Link to this section">#</a>'
-                f"</h2>{''.join(items)}</section>"
-            )
-    summary = f"{total} lines, every one from a block the test suite executes"
-    if unverified:
-        summary += (
-            f"; {unverified} of them not verified by the last test run (dashed on the left; "
-            "hover for why)"
-        )
-    self.body.append(
-        f'<p class="ts-qr-summary">{summary}.</p><div class="ts-quickref">{"".join(parts)}</div>'
+class pitfalls_index(placeholder):  # noqa: N801 (docutils node names)
+    """The table of every marked trap."""
+
+    def render(self, app: Sphinx, docname: str) -> list[nodes.Node]:
+        rows = []
+        for _, page in store.in_reading_order(app):
+            for block in page.blocks:
+                for marker in block.markers:
+                    if marker.kind == "pitfall" and (pitfall := pitfall_of(marker)):
+                        rows.append(_pitfall_row(app, docname, block, pitfall))
+        summary = f"{len(rows)} traps, each shown running on its page."
+        return [
+            nodes.paragraph("", summary, classes=["ts-qr-summary"]),
+            table(PITFALLS_HEADER, rows, ["ts-pitfalls", "no-search"]),
+        ]
+
+
+def _pitfall_row(app: Sphinx, docname: str, block: store.MarkedBlock, pitfall) -> nodes.row:
+    reason = unverified_reason(store.view(app, block.docname), block.line)
+    shown = [nodes.Text(f"{store.title(app, block.docname)} › "), *code_text(block.heading)]
+    where = link(app, docname, block.docname, block.target, shown, title=reason or "")
+    classes = ["ts-pitfall"] + (["ts-qr-unverified"] if reason else [])
+    return nodes.row(
+        "",
+        cell(*code_text(pitfall.mistake), classes=["ts-pitfall-mistake"]),
+        cell(*code_text(pitfall.effect), classes=["ts-pitfall-effect"]),
+        cell(*code_text(pitfall.fix), classes=["ts-pitfall-fix"]),
+        cell(where, classes=["ts-pitfall-where"]),
+        classes=classes,
     )
-    raise nodes.SkipNode
-
-
-def register(app: Sphinx, no_html: dict[str, Any]) -> None:
-    """Add the sheets' nodes, directives and hooks (called by the extension's ``setup()``)."""
-    app.add_node(quick_reference, html=(visit_quick_reference_html, None), **no_html)
-    app.add_node(pitfalls_index.pitfalls_index, html=(pitfalls_index.visit_html, None), **no_html)
-    app.add_directive("quick-reference", QuickReference)
-    app.add_directive("pitfalls", pitfalls_index.Pitfalls)
-    app.connect("doctree-read", read_markers)
-    app.connect("env-purge-doc", purge)
-    app.connect("env-merge-info", merge)
-    app.connect("env-check-consistency", check_sections)
-    app.connect("env-get-updated", rewrite_sheets)

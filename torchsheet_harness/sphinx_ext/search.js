@@ -1,6 +1,6 @@
 /* torchsheet's site search: Sphinx's searchtools.js, three of its functions wrapped.
  * Loaded with `defer` on the search page only (search.py), so it runs after searchtools.js and
- * before Search.init reads the query. Why each change: search.py's docstring. */
+ * before Search.init reads the query. Why each change: the comment above it. */
 "use strict";
 (() => {
   // A word that starts with a digit (a pasted message's own 4x192, 2000ms, 0x7f3a) is left
@@ -47,11 +47,34 @@
   // sums, over the words it holds, its score for the word times the word's weight: its inverse
   // document frequency (BM25's) divided by the query's mean. Rare words weigh more, and a
   // one-word query keeps its scores, comparable with the title results Sphinx adds.
+  // A pasted message is mostly one section's title: for a query of three words or more, a page
+  // also scores, once more, the weighted words its best single title holds, so the section
+  // that is the message outranks pages that hold its words scattered over many titles.
+  let titleWords = null; // [file, Set of the title's stemmed words] for every section title
+  const stemmed = (text) => {
+    const stemmer = new Stemmer();
+    return new Set(splitQuery(text).map((word) => stemmer.stemWord(word.toLowerCase())));
+  };
+  const bestTitle = (file, words, weights) => {
+    if (titleWords === null)
+      titleWords = Object.entries(Search._index.alltitles).flatMap(([title, places]) =>
+        places.map(([place]) => [place, stemmed(title)]),
+      );
+    let best = 0;
+    for (const [place, held] of titleWords) {
+      if (place !== file) continue;
+      const sum = words.reduce((total, word, i) => total + (held.has(word) ? weights[i] : 0), 0);
+      best = Math.max(best, sum);
+    }
+    return best * Scorer.title;
+  };
   Search.performTermsSearch = (searchTerms, excludedTerms) => {
     const pages = Search._index.docnames.length;
-    const perWord = [...searchTerms]
-      .map((word) => wordScores(word, excludedTerms))
-      .filter((results) => results.length > 0);
+    const scored = [...searchTerms]
+      .map((word) => [word, wordScores(word, excludedTerms)])
+      .filter(([, results]) => results.length > 0);
+    const words = scored.map(([word]) => word);
+    const perWord = scored.map(([, results]) => results);
     const idf = perWord.map((results) =>
       Math.log(1 + (pages - results.length + 0.5) / (results.length + 0.5)),
     );
@@ -66,6 +89,9 @@
         byPage.set(docname, page);
       }),
     );
+    if (words.length >= 3)
+      for (const page of byPage.values())
+        page[4] += bestTitle(Search._index.docnames.indexOf(page[0]), words, weights);
     return [...byPage.values()];
   };
 })();

@@ -1,96 +1,133 @@
-"""The status line under each page's purpose sentence: what the recorded test runs found for it.
-
-Read from every results file (:mod:`..results`), merged by :mod:`.verdicts`: "Verified with
-torch 2.13.0 and 2.14.1 on CPU (42 blocks), and on NVIDIA H200 with torch 2.11.0+cu130 (7 CUDA
-blocks)". A failing block in any environment makes it "Failing with ..."; a run of an older
-source of the page is dropped; blocks no run recorded make it "Partly verified"; without any
-fresh result it says it is not verified. A page without code (an index) sums its section.
-"""
+"""What the verdicts say, on the page: the status line under each page's purpose sentence (worded
+by :mod:`.status_text`; a page without code sums its section), the badge above each block (what
+it needs from the :class:`~torchsheet_harness.pages.requirements.Requirement` that gates its
+test, or that it is not run; where the recorded runs disagree, where), and ``{page-overview}``:
+every page in reading order with its purpose sentence."""
 
 from __future__ import annotations
-
-import html
-import json
-from pathlib import Path
-from typing import Any
 
 from docutils import nodes
 from sphinx.application import Sphinx
 
-from .. import results, results_paths
-from ..results import Results
-from .overview import recorded_pages
-from .status_text import Status, page_status_of, section_status_of
+from ..locations import place
+from ..pages.markers import Marker
+from ..pages.requirements import Requirement, RequirementError, parse_classes
+from . import store
+from .rendering import code_text, link, placeholder
+from .status_text import Status, section_status, status_of
+from .verdicts import block_verdict
+
+CPU_HOW = Requirement().how_to_run
 
 
-class page_status(nodes.General, nodes.Element):  # noqa: N801 (docutils node names)
-    """Placeholder for the page's verification line, rendered from the results at write time."""
+class page_status(placeholder):  # noqa: N801 (docutils node names)
+    """The page's status line, rendered from the results when the page is written."""
+
+    def render(self, app: Sphinx, docname: str) -> list[nodes.Node]:
+        status = status_for(app, docname)
+        text: nodes.Node = nodes.Text(status.text)
+        if status.detail:
+            text = nodes.abbreviation(status.text, status.text, explanation=status.detail)
+        classes = ["ts-status", f"ts-status-{status.state}", "no-search"]
+        return [nodes.paragraph("", "", text, classes=classes)]
 
 
-def insert_status(app: Sphinx, document: nodes.document) -> None:
-    """doctree-read: the status placeholder after the title and the purpose sentence."""
+def purpose_of(document: nodes.document) -> str | None:
+    """The page's one-line purpose: the first paragraph directly under its title."""
+    section = next(iter(document.findall(nodes.section)), None)
+    if section is None or len(section.children) < 2:
+        return None
+    first = section.children[1]
+    return first.astext().replace("\n", " ") if isinstance(first, nodes.paragraph) else None
+
+
+def place_status(document: nodes.document) -> None:
+    """The status placeholder after the title and the purpose sentence."""
     section = next(iter(document.findall(nodes.section)), None)
     if section is None:
         return
     children = list(section.children)
-    position = 1  # after the title
-    if len(children) > 1 and isinstance(children[1], nodes.paragraph):
-        position = 2  # after the purpose sentence
+    position = 2 if len(children) > 1 and isinstance(children[1], nodes.paragraph) else 1
     section.insert(position, page_status())
-
-
-def _page_key(app: Sphinx, docname: str) -> tuple[str, Path]:
-    path = Path(app.env.doc2path(docname))
-    return path.relative_to(app.srcdir).as_posix(), path
-
-
-def _has_code(app: Sphinx, docname: str) -> bool:
-    return bool(recorded_pages(app.env).get(docname, {}).get("code"))
 
 
 def status_for(app: Sphinx, docname: str) -> Status:
     """A page with code: its own result. A page without (an index): the sum over its section."""
-    recorded = recorded_results(app)
-    if _has_code(app, docname):
-        return page_status_of(recorded, *_page_key(app, docname))
+    records = store.records(app.env)
+    if records.get(docname, store.PageRecord()).has_code:
+        return status_of([store.view(app, docname)])
     prefix = docname.rsplit("/", 1)[0] + "/" if "/" in docname else ""
-    pages = dict(
-        _page_key(app, other)
-        for other in sorted(app.env.found_docs)
-        if other.startswith(prefix) and _has_code(app, other)
-    )
-    summary = section_status_of(recorded, pages)
-    return summary or Status("none", "No code on this page.")
+    below = [d for d in sorted(app.env.found_docs) if d.startswith(prefix)]
+    views = [store.view(app, d) for d in below if d in records and records[d].has_code]
+    return section_status(views) or Status("none", "No code on this page.")
 
 
-def visit_status_html(self: Any, node: page_status) -> None:
-    status = status_for(self.builder.app, self.builder.current_docname)
-    title = f' title="{html.escape(status.detail)}"' if status.detail else ""
-    self.body.append(
-        f'<p class="ts-status ts-status-{status.state}" role="status"{title}>'
-        f"{html.escape(status.text)}</p>"
-    )
-    raise nodes.SkipNode
+class page_overview(placeholder):  # noqa: N801 (docutils node names)
+    """Every page in reading order, with its purpose sentence."""
+
+    def render(self, app: Sphinx, docname: str) -> list[nodes.Node]:
+        records = store.records(app.env)
+        items = nodes.bullet_list(classes=["ts-overview", "no-search"])
+        for page, depth in store.reading_order(app):
+            title = nodes.Text(store.title(app, page))
+            line = nodes.paragraph("", "", link(app, docname, page, "", [title]))
+            if purpose := records.get(page, store.PageRecord()).purpose:
+                line += nodes.Text(" ")
+                line += nodes.inline("", f"— {purpose}", classes=["ts-purpose"])
+            items += nodes.list_item("", line, classes=[f"ts-overview-depth-{depth}"])
+        return [items]
 
 
-def recorded_results(app: Sphinx) -> list[Results]:
-    """The results files this build read."""
-    return getattr(app, "torchsheet_results", None) or []
+class block_badge(placeholder):  # noqa: N801 (docutils node names)
+    """Before a block: ``label`` ('' for a CPU block), ``how`` it is run, ``kinds`` (CSS classes),
+    its ``line``; rendered with the recorded verdict, wrapping the block."""
+
+    def render(self, app: Sphinx, docname: str) -> list[nodes.Node]:
+        view = store.view(app, docname)
+        state, result = block_verdict(view, self["line"]) or ("", "")
+        label, how, kinds = self["label"], self["how"], self["kinds"].split()
+        if not label:  # a CPU block: a badge only for a verdict worth a line
+            if state in ("", "unverified"):
+                return []
+            label, how = ("failing" if state == "failed" else "partly verified"), CPU_HOW
+        if state:
+            kinds.append(f"ts-result-{state}")
+        tooltip = " ".join(filter(None, [how.replace("`", ""), result]))
+        badge = nodes.container("", classes=["ts-requirement", *kinds, "no-search"])
+        badge += nodes.abbreviation(label, label, explanation=tooltip, classes=["ts-badge"])
+        badge += nodes.inline("", "", *code_text(how), classes=["ts-how"])
+        if result:
+            badge += nodes.inline(result, result, classes=["ts-result"])
+        block = self.next_node(descend=False, siblings=True)
+        block.parent.remove(block)
+        return [nodes.container("", badge, block, classes=["ts-gated"])]
 
 
-def read_results(app: Sphinx) -> None:
-    """builder-inited: load the results files once per build (path rule: :mod:`..results`)."""
-    option = app.config.torchsheet_results
-    if option is None:
-        option = app.config.torchsheet_results_file
-    paths = results_paths.input_paths(option, docs=Path(app.srcdir), option_base=Path(app.srcdir))
-    app.torchsheet_results = results.read_all(paths)
-
-
-def outdated_when_results_change(app: Sphinx, env: Any, added, changed, removed) -> list[str]:
-    """env-get-outdated: new results change every page's status line, so rewrite them all."""
-    digest = json.dumps(app.torchsheet_results, sort_keys=True)
-    if getattr(env, "torchsheet_results_digest", None) == digest:
-        return []
-    env.torchsheet_results_digest = digest
-    return sorted(env.found_docs)
+def place_badge(
+    app: Sphinx, node: nodes.literal_block, block: nodes.Element, markers: tuple[Marker, ...]
+) -> None:
+    """doctree-read (from :mod:`.reading`): the badge placeholder before a block that runs or
+    declares a need; a warning for a need the harness does not know."""
+    included = bool(node.get("source")) and node["source"] != node.source
+    runs = included or node.get("language") == "python"
+    classes = " ".join(node["classes"])
+    if included:
+        node["classes"].append("ts-script")  # run as a script, not pasted
+    not_run = next((marker.text for marker in markers if marker.kind == "not-run"), None)
+    if not_run is not None:
+        node["classes"].append("ts-not-run")
+        how = f"Shown, not run by the tests: {not_run}."
+        badge = block_badge(label="not run", how=how, kinds="ts-not-run", line=node.line)
+    else:
+        try:
+            where = place(node.source or node.document["source"], node.line or 0)
+            requirement = parse_classes(classes, where, runs)
+        except RequirementError as error:
+            store.warn_until_fixed(app, str(error), "requirement")
+            return
+        if not runs and requirement.is_cpu_only:
+            return  # a block that neither runs nor declares a need
+        label = "" if requirement.is_cpu_only else requirement.label  # '': a CPU block
+        kinds = " ".join(f"ts-needs-{marker}" for marker in requirement.markers)
+        badge = block_badge(label=label, how=requirement.how_to_run, kinds=kinds, line=node.line)
+    block.parent.insert(block.parent.index(block), badge)

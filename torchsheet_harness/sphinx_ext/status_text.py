@@ -1,21 +1,16 @@
-"""What the status line says, from the recorded runs: pure functions over the results files.
-
-:func:`status_of` words the verdicts of :mod:`.verdicts` for one page or a section ("Verified
-with torch 2.13.0 and 2.14.1 on CPU (42 blocks), and on NVIDIA H200 ..."); :mod:`.status` puts
-the line on the page.
-"""
+"""The status line's words, from the page views of :mod:`.verdicts` (pure functions)."""
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
-from pathlib import Path
+from collections import Counter, defaultdict
+from dataclasses import dataclass
 
 from .. import results
 from ..pages.requirements import Requirement
-from ..results import Environment, Results
+from ..results import Environment
 from . import verdicts
-from .verdicts import PageView
+from .verdicts import PageView, plural
 
 
 @dataclass
@@ -25,71 +20,44 @@ class Status:
     state: str
     text: str
     detail: str = ""
-    counts: dict[str, int] = field(default_factory=dict)
 
 
-def _plural(count: int, word: str) -> str:
-    return f"{count} {word}{'' if count == 1 else 's'}"
-
-
-def _lacked(needs: dict[str, int]) -> str:
-    """'17 need a CUDA GPU, 1 needs 2 GPUs (2 processes, torchrun)' from badge labels."""
-    parts = []
-    for label, count in needs.items():
-        requirement = Requirement.from_label(label)
-        words = requirement.in_words if requirement is not None else label
-        parts.append(f"{count} {'needs' if count == 1 else 'need'} {words}")
-    return ", ".join(parts)
-
-
-def _sum(counts: list[dict[str, int]]) -> dict[str, int]:
-    total: dict[str, int] = {}
-    for count in counts:
-        for key, value in count.items():
-            total[key] = total.get(key, 0) + value
-    return total
+def _lacked(needs: dict[Requirement, int]) -> str:
+    """'17 need a CUDA GPU, 1 needs 2 GPUs (2 processes, torchrun)'."""
+    return ", ".join(
+        f"{count} {'needs' if count == 1 else 'need'} {requirement.in_words}"
+        for requirement, count in needs.items()
+    )
 
 
 def _verified_where(views: list[PageView]) -> str:
     """'torch 2.13.0 and 2.14.1 on CPU (42 blocks), and on NVIDIA H200 with torch 2.11.0+cu130
     (7 CUDA blocks)': each environment that verified blocks, grouped by device."""
     environments: dict[str, Environment] = {}
-    passed: dict[str, int] = {}
-    gated: dict[str, dict[str, int]] = {}  # key -> requirement label -> passed blocks
+    passed: Counter[str] = Counter()
+    gated: defaultdict[str, Counter[str]] = defaultdict(Counter)  # key → label → passed blocks
     for view in views:
         environments.update(view.environments)
         for key in view.environments:
             lines = view.verified(key)
-            passed[key] = passed.get(key, 0) + len(lines)
-            for line in lines:
-                label = _label(view, line)
-                if label:
-                    gated.setdefault(key, {})[label] = gated.get(key, {}).get(label, 0) + 1
+            passed[key] += len(lines)
+            gated[key].update(need.label for need in filter(None, map(view.requirement, lines)))
     groups: dict[str, list[str]] = {}
     for key in sorted(passed, key=lambda k: _version_order(environments[k])):
         if passed[key]:
             groups.setdefault(results.describe_device(environments[key]), []).append(key)
     phrases = []
     for device, keys in groups.items():
-        counts = {_blocks(passed[k], gated.get(k, {})) for k in keys}
+        counts = [_blocks(passed[k], gated[k]) for k in keys]
         versions = [results.describe_torch(environments[k]) for k in keys]
-        if len(counts) == 1:
-            torch = f"torch {verdicts.join(versions)}"
-            counted = f" ({counts.pop()})"
+        if len(set(counts)) == 1:
+            torch, counted = f"torch {verdicts.join(versions)}", f" ({counts[0]})"
         else:
-            each = [
-                f"{version} ({_blocks(passed[key], gated.get(key, {}))})"
-                for version, key in zip(versions, keys, strict=True)
-            ]
+            each = [f"{v} ({n})" for v, n in zip(versions, counts, strict=True)]
             torch, counted = f"torch {verdicts.join(each)}", ""
-        if device == "CPU":
-            phrases.append(f"with {torch} on CPU{counted}")
-        else:
-            phrases.append(f"on {device} with {torch}{counted}")
-    text = phrases[0] if phrases else ""
-    for phrase in phrases[1:]:
-        text += f", and {phrase}"
-    return text
+        on_cpu = f"with {torch} on CPU{counted}"
+        phrases.append(on_cpu if device == "CPU" else f"on {device} with {torch}{counted}")
+    return ", and ".join(phrases)
 
 
 def _version_order(environment: Environment) -> tuple:
@@ -97,22 +65,14 @@ def _version_order(environment: Environment) -> tuple:
     return (environment.get("gpus", 0), tuple(int(n) for n in numbers))
 
 
-def _label(view: PageView, line: int) -> str:
-    """The requirement label a block's entries carry ('' for a CPU block)."""
-    for entry in view.outcomes(line).values():
-        if entry.get("requires"):
-            return entry["requires"]
-    return ""
-
-
 def _blocks(count: int, gated: dict[str, int]) -> str:
     """'42 blocks', '7 CUDA blocks', '49 blocks, 7 of them CUDA'."""
     if len(gated) == 1 and sum(gated.values()) == count:
-        return _plural(count, f"{next(iter(gated))} block")
+        return plural(count, f"{next(iter(gated))} block")
     if gated:
         of_them = ", ".join(f"{n} {label}" for label, n in gated.items())
-        return f"{_plural(count, 'block')}, {sum(gated.values())} of them {of_them}"
-    return _plural(count, "block")
+        return f"{plural(count, 'block')}, {sum(gated.values())} of them {of_them}"
+    return plural(count, "block")
 
 
 def status_of(views: list[PageView], pages_without_result: int = 0) -> Status:
@@ -139,7 +99,6 @@ def status_of(views: list[PageView], pages_without_result: int = 0) -> Status:
     passed = sum(len(view.verified()) for view in fresh)
     failing = [(view, line) for view in fresh for line in view.failing()]
     errors = [(view, key) for view in fresh for key in view.errors]
-    counts = {"passed": passed, "failed": len(failing), "errors": len(errors)}
     if failing or errors:
         bad_keys = sorted(
             {key for view, line in failing for key in view.where(line, *verdicts.BAD)}
@@ -148,7 +107,7 @@ def status_of(views: list[PageView], pages_without_result: int = 0) -> Status:
         where = verdicts.describe_keys(environments, bad_keys)
         text = f"Failing with {where}: "
         if failing:
-            text += f"{len(failing)} of {_plural(blocks, 'block')} failed"
+            text += f"{len(failing)} of {plural(blocks, 'block')} failed"
             if len(fresh) == 1:
                 text += f" (line {verdicts.join([str(line) for _, line in failing])})"
             elsewhere = sorted(
@@ -157,58 +116,48 @@ def status_of(views: list[PageView], pages_without_result: int = 0) -> Status:
             if elsewhere:
                 text += f", passing with {verdicts.describe_keys(environments, elsewhere)}"
         if errors:
-            text += ("; " if failing else "") + f"{_plural(len(errors), 'page')} did not collect"
-        return Status("failed", text + ".", detail, counts)
-    needs = _sum([view.lacking() for view in fresh])
+            text += ("; " if failing else "") + f"{plural(len(errors), 'page')} did not collect"
+        return Status("failed", text + ".", detail)
+    needs = sum((Counter(view.lacking()) for view in fresh), Counter())
     not_run = sum(len(view.not_run()) for view in fresh)
     unrecorded = sum(len(view.unrecorded()) for view in fresh)
-    machine = "the test machine lacked" if single else "no test machine had"
+    machine = "the test machine{} lacked" if single else "no test machine{} had"
     if not passed:
-        described = verdicts.describe_keys(environments, list(environments))
-        lacked = f"{_lacked(needs)}, which the test machine ({described}) lacked" if needs else ""
-        if needs and not single:
-            lacked = f"{_lacked(needs)}, which no test machine ({described}) had"
-        return Status(
-            "unverified",
-            "Not verified: no block of this page ran in the recorded test runs"
-            + (f"; {lacked}." if lacked else "."),
-            detail,
-            counts,
-        )
+        described = f" ({verdicts.describe_keys(environments, list(environments))})"
+        lacked = f"; {_lacked(needs)}, which {machine.format(described)}" if needs else ""
+        text = f"Not verified: no block of this page ran in the recorded test runs{lacked}."
+        return Status("unverified", text, detail)
     state, lead = ("partial", "Partly verified") if unrecorded else ("verified", "Verified")
     text = f"{lead} {_verified_where(fresh)}"
     if len(views) > 1:
-        text += f" on {_plural(len(fresh), 'page')}"
+        text += f" on {plural(len(fresh), 'page')}"
     extras = []
     if needs:
-        extras.append(f"{_lacked(needs)}, which {machine}")
+        extras.append(f"{_lacked(needs)}, which {machine.format('')}")
     if unrecorded:
         extras.append(f"{unrecorded} not run by the recorded test runs")
     if not_run:
         extras.append(f"{not_run} shown but not run")
     if pages_without_result:
-        extras.append(f"{_plural(pages_without_result, 'page')} not verified in this build")
+        extras.append(f"{plural(pages_without_result, 'page')} not verified in this build")
     text += ("; " + "; ".join(extras) if extras else "") + "."
-    return Status(state, text, detail, counts)
+    return Status(state, text, detail)
 
 
-def page_status_of(found: list[Results], page: str, source: Path) -> Status:
-    """The status of page ``page`` (its path under docs/, e.g. 'tensors/creating.md')."""
-    return status_of([view_of(found, page, source)])
-
-
-def view_of(found: list[Results], page: str, source: Path) -> PageView:
-    return verdicts.page_view(
-        found, page, results.page_digest(source), verdicts.runnable_lines(source)
-    )
-
-
-def section_status_of(found: list[Results], pages: dict[str, Path]) -> Status | None:
-    """The summed status of ``pages`` (page → source); None when there are none."""
-    if not pages:
-        return None
-    views = [view_of(found, page, source) for page, source in pages.items()]
+def section_status(views: list[PageView]) -> Status | None:
+    """The summed status of a section's pages (one view each); None when there are none."""
     fresh = [view for view in views if view.environments]
-    if not fresh:
-        return status_of([], pages_without_result=len(pages))
-    return status_of(fresh, pages_without_result=len(pages) - len(fresh))
+    return status_of(fresh, pages_without_result=len(views) - len(fresh)) if views else None
+
+
+def unverified_reason(view: PageView, line: int) -> str | None:
+    """Why block ``line`` does not count as verified, or None: verified means a recorded run
+    of the page as it is now passed it, and no run failed it (the badges' verdicts)."""
+    if not view.environments:
+        return status_of([view]).text
+    verdict = verdicts.block_verdict(view, line)
+    if verdict is not None and verdict[0] != "verified":
+        return verdict[1]
+    if line not in view.verified():
+        return "Not verified: no recorded run of this page ran this block."
+    return None

@@ -1,92 +1,72 @@
-"""What the results files say about one page and each of its blocks, merged over environments.
-
-Every results file (:mod:`..results`) is one environment's view. For a page this module keeps
-the environments whose entry was recorded on the page source as it is now (same sha256) and
-drops the others; files of the same environment add up, block by block (the latest wins). It
-holds no Sphinx: the status line (:mod:`.status`) and the badges (:mod:`.badges`) render it.
-
-Merge rules, per block: a failure in any environment is a failure of the block (never hidden by
-a pass elsewhere); a block is verified where it passed; a block an environment did not record
-(a partial run) is simply not verified there, and its badge does not mention that run.
-"""
+"""What the results files say about one page and each of its blocks, merged over environments:
+only entries recorded on the page as it is now count, the latest of an environment winning; a
+failure anywhere is the block's failure; a block not run whole is not verified there. No Sphinx."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from pathlib import Path
-
-from sybil import Document
 
 from .. import results
-from ..pages.blocks import lex_blocks
+from ..pages.requirements import Requirement
 from ..results import BlockEntry, Environment, Results
 
 BAD = ("failed", "errors")
-
-
-def runnable_lines(source: str | Path) -> list[int]:
-    """The lines of the blocks of a page that the tests run (or report as not run)."""
-    document = Document(Path(source).read_text(encoding="utf-8"), str(source))
-    return [block.line for block in lex_blocks(document) if block.runs]
 
 
 @dataclass
 class PageView:
     """One page as the recorded runs saw it."""
 
-    lines: list[int]  # the page's runnable blocks
+    lines: list[int] = field(default_factory=list)  # the page's blocks, as the runs listed them
     environments: dict[str, Environment] = field(default_factory=dict)  # fresh, by key
     blocks: dict[int, dict[str, BlockEntry]] = field(default_factory=dict)  # line → key → entry
     errors: dict[str, int] = field(default_factory=dict)  # key → collection errors
     stale: bool = False  # a run recorded the page, but an older source of it
     finished: str = ""
 
-    def outcomes(self, line: int) -> dict[str, BlockEntry]:
-        return self.blocks.get(line, {})
-
     def where(self, line: int, *outcomes: str) -> list[str]:
         """Keys of the environments where block ``line`` ended as one of ``outcomes``."""
-        return [key for key, entry in self.outcomes(line).items() if entry["outcome"] in outcomes]
+        entries = self.blocks.get(line, {})
+        return [key for key, entry in entries.items() if entry.get("outcome") in outcomes]
 
     def failing(self) -> list[int]:
         return [line for line in self.lines if self.where(line, *BAD)]
 
     def verified(self, key: str | None = None) -> list[int]:
         """Blocks that passed (in environment ``key``, or anywhere)."""
-        return [
-            line
-            for line in self.lines
-            if (key in self.where(line, "passed") if key else self.where(line, "passed"))
-        ]
+        passed = {line: self.where(line, "passed") for line in self.lines}
+        return [line for line, keys in passed.items() if (key in keys if key else keys)]
 
     def not_run(self) -> list[int]:
         """Blocks exempted with '% not-run:'."""
+        entries = self.blocks
         return [
-            line
-            for line in self.lines
-            if any(entry.get("not_run") for entry in self.outcomes(line).values())
+            line for line in self.lines if any(e.get("not_run") for e in entries[line].values())
         ]
 
-    def lacking(self) -> dict[str, int]:
-        """Requirement label → blocks that passed nowhere because no run had the hardware."""
-        found: dict[str, int] = {}
+    def requirement(self, line: int) -> Requirement | None:
+        """What block ``line`` needs, as its entries record it (None: a CPU block)."""
+        found = (entry.get("requires") for entry in self.blocks.get(line, {}).values())
+        requires = next((requires for requires in found if requires), None)
+        return Requirement(**requires) if requires else None
+
+    def lacking(self) -> dict[Requirement, int]:
+        """Requirement → blocks that passed nowhere because no run had the hardware."""
+        found: dict[Requirement, int] = {}
         for line in self.lines:
-            entries = self.outcomes(line).values()
-            if self.where(line, "passed", *BAD):
-                continue
-            labels = {entry.get("requires") for entry in entries if entry.get("requires")}
-            for label in sorted(labels)[:1]:
-                found[label] = found.get(label, 0) + 1
+            requirement = self.requirement(line)
+            if requirement is not None and not self.where(line, "passed", *BAD):
+                found[requirement] = found.get(requirement, 0) + 1
         return found
 
     def unrecorded(self) -> list[int]:
-        """Blocks no fresh run recorded (partial runs): neither verified nor skipped anywhere."""
-        return [line for line in self.lines if not self.outcomes(line)]
+        """Blocks no fresh run ran (partial runs): neither verified nor skipped anywhere."""
+        return [line for line in self.lines if not self.where(line, *results.OUTCOMES)]
 
 
-def page_view(found: list[Results], page: str, digest: str, lines: list[int]) -> PageView:
+def page_view(found: list[Results], page: str, digest: str) -> PageView:
     """The view of ``page`` (its path under docs/) whose source now has sha256 ``digest``."""
-    view = PageView(lines)
+    view = PageView()
     runs = sorted(
         ((data, entry) for data in found if (entry := data["pages"].get(page)) is not None),
         key=lambda run: run[1].get("finished", ""),
@@ -103,13 +83,13 @@ def page_view(found: list[Results], page: str, digest: str, lines: list[int]) ->
             view.errors[key] = entry["errors"]
         for line, block in entry.get("blocks", {}).items():
             view.blocks.setdefault(int(line), {})[key] = block
-    if view.environments:
-        view.stale = False
+    view.lines = sorted(view.blocks)
+    view.stale = view.stale and not view.environments
     return view
 
 
-# ---------------------------------------------------------------------------------------------
-# Words
+def plural(count: int, word: str) -> str:
+    return f"{count} {word}{'' if count == 1 else 's'}"
 
 
 def join(words: list[str]) -> str:
@@ -146,7 +126,7 @@ def block_verdict(view: PageView, line: int) -> tuple[str, str] | None:
     if not bad and not passed and not skipped:
         return None
     if skipped:
-        reasons = sorted({view.outcomes(line)[key].get("reason", "") for key in skipped})
+        reasons = sorted({view.blocks[line][key].get("reason", "") for key in skipped})
         why = f" ({'; '.join(reasons)})" if reasons and all(reasons) else ""
         lead = "skipped" if parts else "Not verified: skipped"
         parts.append(f"{lead} with {describe_keys(environments, skipped)}{why}")

@@ -1,16 +1,13 @@
-"""Imported at start-up by each process of a launched block (this folder is put first on its
-PYTHONPATH): the script's own deprecations become errors (:mod:`..warning_origin`), and in
-GPU-host mode torch answers as on a machine with a GPU (:mod:`..gpu_host_rank`).
-
-A ``sitecustomize`` the environment has of its own is shadowed by this one, so it is run next.
-"""
+"""Imported at start-up by each process of a launched block (this folder first on its PYTHONPATH):
+the script's own deprecations become errors, and in GPU-host mode torch answers as on a GPU host.
+A ``sitecustomize`` of the environment's own is shadowed by this one, so it is run next."""
 
 import importlib.machinery
 import importlib.util
 import os
 import sys
 
-from torchsheet_harness.run.gpu_host_rank import install as install_gpu_host
+from torchsheet_harness.run.gpu_host import install as install_gpu_host
 from torchsheet_harness.run.warning_origin import install_rank_hook
 
 install_rank_hook()

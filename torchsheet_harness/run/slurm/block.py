@@ -1,10 +1,6 @@
-"""Run a page's batch script with ``sbatch`` on a private Slurm cluster and check its output.
-
-Each block gets a cluster of its own (:class:`.cluster.SlurmCluster`, started in about a second
-and a half and stopped in as much), so no daemon outlives the block that needed it. The script is
-submitted from a temporary directory holding a copy of its neighbours in ``snippets/`` (the
-Python files it starts), and the job's stdout is compared with the page's output block.
-"""
+"""Run a page's batch script with ``sbatch`` on a private cluster of its own (started and stopped in
+a second and a half each: no daemon outlives its block), from a copy of its ``snippets/``
+neighbours, and check the job's stdout."""
 
 from __future__ import annotations
 
@@ -23,16 +19,6 @@ from .cluster import SlurmCluster, SlurmUnavailable
 from .jobs import JOB_TIMEOUT_SECONDS
 
 
-def job_env(gpus: int) -> dict[str, str]:
-    """What the job inherits from sbatch: the torchrun launcher's, with this Python first on PATH.
-
-    ``torchrun`` and ``python`` in a batch script then mean this interpreter's.
-    """
-    env = launch_env(gpus)
-    env["PATH"] = os.pathsep.join([str(Path(sys.executable).parent), env.get("PATH", "")])
-    return env
-
-
 @dataclass
 class SlurmBlock(LaunchedBlock):
     """Evaluator: submits a batch script (a snippet, or the block's own text) and checks it."""
@@ -42,14 +28,13 @@ class SlurmBlock(LaunchedBlock):
 
     def launch(self, example: Example, workdir: Path) -> tuple[str | None, str]:
         job_script = self._stage(workdir)
+        # The job inherits the torchrun launcher's environment, this Python first on PATH
+        # (``torchrun`` and ``python`` in a batch script mean this interpreter's).
+        env = launch_env(self.requirement.gpus)
+        env["PATH"] = os.pathsep.join([str(Path(sys.executable).parent), env.get("PATH", "")])
         try:
             with SlurmCluster() as cluster:
-                job = cluster.submit(
-                    job_script,
-                    cwd=workdir,
-                    env=job_env(self.requirement.gpus),
-                    timeout=self.timeout,
-                )
+                job = cluster.submit(job_script, cwd=workdir, env=env, timeout=self.timeout)
                 logs = "" if job.ok else cluster.logs()
         except SlurmUnavailable as unavailable:
             raise SkipTest(str(unavailable)) from None

@@ -1,15 +1,7 @@
-"""A private two-node Slurm cluster on this machine, to run the pages' sbatch scripts for real.
-
-Two ``slurmd`` daemons act as two nodes, named after two host names that resolve to this machine
-(its host name and ``localhost``), next to a ``slurmctld`` and a ``munged`` of their own. Config,
-munge key and socket, state, spool, logs, pid files and ports all live in a temporary directory
-(:mod:`.conf`); clients (``sbatch``, ``srun``, ``scontrol``) reach this cluster only, through
-``SLURM_CONF`` and the munge socket that config names. Jobs: :mod:`.jobs`.
-
-Safety: it starts only where :func:`.host.unavailable_reason` finds nothing against it (as
-root, never next to a real cluster's daemons), one at a time per machine (an ``flock``), and it
-stops everything it started, job processes included, then checks that nothing of it is left.
-"""
+"""A private two-node Slurm cluster on this machine (two ``slurmd`` named after two of its names,
+its own ``slurmctld`` and ``munged``, every file and port under a temporary folder), reached only
+through ``SLURM_CONF``. It starts only where :func:`.host.unavailable_reason` finds nothing
+against it, one at a time per machine (a file lock), and stops everything it started."""
 
 from __future__ import annotations
 
@@ -23,6 +15,8 @@ import tempfile
 import time
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
+
+from filelock import FileLock
 
 from .. import process
 from ..process import Finished, run_command
@@ -86,7 +80,7 @@ class SlurmCluster:
         self._lock = contextlib.ExitStack()
         try:
             try:
-                self._lock.enter_context(process.machine_lock(LOCK_FILE, LOCK_WAIT_SECONDS))
+                self._lock.enter_context(FileLock(LOCK_FILE, timeout=LOCK_WAIT_SECONDS))
             except TimeoutError:
                 raise SlurmUnavailable(
                     f"another private cluster held {LOCK_FILE} for {LOCK_WAIT_SECONDS:.0f} s"
@@ -118,11 +112,11 @@ class SlurmCluster:
         if self.daemons and all(proc.poll() is None for proc in self.daemons):
             self.run(["scancel", "--full", "--user", "root"], timeout=10)
         for proc in reversed(self.daemons):  # slurmd before slurmctld before munged
-            process.kill_group(proc.pid, signal.SIGTERM)
+            process.kill(proc.pid, signal.SIGTERM, group=True)
             try:
                 proc.wait(timeout=STOP_SECONDS)
             except subprocess.TimeoutExpired:
-                process.kill_group(proc.pid, signal.SIGKILL)
+                process.kill(proc.pid, signal.SIGKILL, group=True)
                 proc.wait()
         # Step daemons finish on their own shortly after slurmd; give them a moment, then kill.
         try:
@@ -170,11 +164,7 @@ class SlurmCluster:
         self, script: Path, *, cwd: Path, env: Mapping[str, str] | None = None, timeout: float
     ) -> jobs.Job:
         """``sbatch`` ``script`` from ``cwd`` on this cluster, and wait (:func:`.jobs.submit`)."""
-
-        def client(argv: Sequence[str], seconds: float) -> Finished:
-            return self.run(argv, timeout=seconds)
-
-        return jobs.submit(client, script, cwd=cwd, env=self.env(env), timeout=timeout)
+        return jobs.submit(script, cwd=cwd, env=self.env(env), timeout=timeout)
 
     def logs(self) -> str:
         """Every daemon log of this cluster, for failure reports."""

@@ -1,42 +1,23 @@
-"""The private cluster's files as pure functions of its directory, nodes and ports.
-
-Everything lives under one root folder: ``slurm.conf``, ``munge/`` (key, socket, pid and seed
-files), ``log/``, ``state/`` and ``spool/<node>``. Nothing here starts a process or needs root.
-"""
+"""The private cluster's files as pure functions of its folder, nodes and ports."""
 
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
 from pathlib import Path
 
 
-@dataclass(frozen=True)
 class Layout:
     """Where the files of a cluster rooted at ``root`` are."""
 
-    root: Path
-
-    @property
-    def conf(self) -> Path:
-        return self.root / "slurm.conf"
-
-    @property
-    def munge_socket(self) -> Path:
-        return self.root / "munge" / "munge.socket"
-
-    @property
-    def munge_key(self) -> Path:
-        return self.root / "munge" / "munge.key"
-
-    @property
-    def logs(self) -> Path:
-        return self.root / "log"
+    def __init__(self, root: Path) -> None:
+        self.root, self.conf, self.logs = root, root / "slurm.conf", root / "log"
+        self.munge = root / "munge"
+        self.munge_socket, self.munge_key = self.munge / "munge.socket", self.munge / "munge.key"
 
 
 def munge_options(layout: Layout) -> list[str]:
     """``munged`` options that keep its socket, key, pid, log and seed under the root."""
-    munge = layout.root / "munge"
+    munge = layout.munge
     return [
         f"--socket={layout.munge_socket}",
         f"--key-file={layout.munge_key}",

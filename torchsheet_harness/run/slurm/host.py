@@ -1,9 +1,5 @@
-"""This machine as a host for the private Slurm cluster: may one start here, with what names.
-
-A private cluster needs Slurm's and munge's programs, root (slurmd runs jobs as their user), two
-host names that resolve to this machine (one per node), and no munged/slurmctld/slurmd/slurmstepd
-already running: never next to a real cluster. :func:`unavailable_reason` says which is missing.
-"""
+"""This machine as a host for the private Slurm cluster: may one start here (programs, root, two
+host names, no Slurm or munge daemon already running), and with what names."""
 
 from __future__ import annotations
 

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import re
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 
 from ..process import Finished, run_command
@@ -43,19 +44,10 @@ class Job:
         )
 
 
-#: Runs a client command against one cluster: (argv, timeout) -> Finished.
-Client = Callable[[Sequence[str], float], Finished]
-
-
 def submit(
-    client: Client,
-    script: Path,
-    *,
-    cwd: Path,
-    env: Mapping[str, str],
-    timeout: float = JOB_TIMEOUT_SECONDS,
+    script: Path, *, cwd: Path, env: Mapping[str, str], timeout: float = JOB_TIMEOUT_SECONDS
 ) -> Job:
-    """``sbatch`` ``script`` from ``cwd``, wait for the job to end and read its output files."""
+    """``sbatch`` ``script`` from ``cwd`` (``env`` names the cluster); wait, read its output."""
     began = time.monotonic()
     out, err = cwd / "slurm-%j.out", cwd / "slurm-%j.err"
     limit = max(1, int(timeout // 60) + 1)
@@ -64,26 +56,20 @@ def submit(
     if not submitted.ok:
         raise RuntimeError(f"sbatch refused {script.name}\n{submitted.describe()}")
     job_id = int(submitted.stdout.strip().split(";")[0])
+    client = partial(run_command, cwd=cwd, env=env)
     state, exit_code, timed_out = wait_job(client, job_id, timeout)
-    out_path, err_path = (Path(str(p).replace("%j", str(job_id))) for p in (out, err))
-    return Job(
-        job_id,
-        state,
-        exit_code,
-        out_path.read_text(errors="replace") if out_path.exists() else "",
-        err_path.read_text(errors="replace") if err_path.exists() else "",
-        time.monotonic() - began,
-        timed_out,
-    )
+    files = [Path(str(path).replace("%j", str(job_id))) for path in (out, err)]
+    stdout, stderr = (file.read_text(errors="replace") if file.exists() else "" for file in files)
+    return Job(job_id, state, exit_code, stdout, stderr, time.monotonic() - began, timed_out)
 
 
-def job_fields(client: Client, job_id: int) -> dict[str, str]:
+def job_fields(client: Callable[..., Finished], job_id: int) -> dict[str, str]:
     """``scontrol show job`` as a dict (slurmctld keeps finished jobs for MinJobAge)."""
-    shown = client(["scontrol", "--oneliner", "show", "job", str(job_id)], 30)
+    shown = client(["scontrol", "--oneliner", "show", "job", str(job_id)], timeout=30)
     return dict(re.findall(r"(\w+)=(\S*)", shown.stdout))
 
 
-def wait_job(client: Client, job_id: int, timeout: float) -> tuple[str, str, bool]:
+def wait_job(client: Callable[..., Finished], job_id: int, timeout: float) -> tuple[str, str, bool]:
     """(state, exit code, timed out): polled until final, cancelled after ``timeout``."""
     # sbatch --wait polls at growing intervals (tens of seconds); poll faster ourselves.
     deadline = time.monotonic() + timeout
@@ -93,6 +79,6 @@ def wait_job(client: Client, job_id: int, timeout: float) -> tuple[str, str, boo
         if state in FINAL_STATES:
             return state, fields.get("ExitCode", "?"), False
         time.sleep(POLL_SECONDS)
-    client(["scancel", str(job_id)], 30)
+    client(["scancel", str(job_id)], timeout=30)
     fields = job_fields(client, job_id)
     return fields.get("JobState", "UNKNOWN"), fields.get("ExitCode", "?"), True
