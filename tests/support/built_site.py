@@ -15,8 +15,6 @@ from dataclasses import dataclass
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
-from filelock import FileLock
-
 from torchsheet_harness.locations import page_files
 from torchsheet_harness.pages.copy_text import CopySettings
 
@@ -35,6 +33,8 @@ def build_site(base: Path) -> Path:
         return Path(os.environ["TORCHSHEET_HTML"]).resolve()
     shared = base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
     out, failure = shared / "torchsheet-html", shared / "torchsheet-html.failed"
+    from filelock import FileLock  # (here: nox -s paste-repls, which imports this, has none)
+
     with FileLock(shared / "torchsheet-html.lock"):
         if not (out / "index.html").is_file() and not failure.is_file():
             command = [
