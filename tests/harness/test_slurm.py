@@ -50,6 +50,8 @@ def test_its_files_ports_and_key_are_its_own(written: SlurmCluster) -> None:
     ports = [int(port) for port in re.findall(r"(?:SlurmctldPort|Port)=(\d+)", conf)]
     assert len(set(ports)) == len(ports) == 3
     assert 6817 not in ports and 6818 not in ports  # Slurm's defaults, a real cluster's
+    low = int(Path("/proc/sys/net/ipv4/ip_local_port_range").read_text().split()[0])
+    assert max(ports) < low  # never handed to an outgoing connection before slurmd binds it
     key = written.root / "munge" / "munge.key"
     assert (key.stat().st_mode & 0o777, key.stat().st_size) == (0o600, 1024)
 

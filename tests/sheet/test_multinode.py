@@ -14,7 +14,7 @@ import pytest
 from torchsheet_harness.pages.page import Block, read_page
 from torchsheet_harness.run.evaluators import compare_output
 from torchsheet_harness.run.process import run_command
-from torchsheet_harness.run.slurm.host import free_port
+from torchsheet_harness.run.slurm.host import free_ports
 from torchsheet_harness.run.torchrun import launch_env
 
 pytestmark = pytest.mark.torchsheet_inputs("docs/distributed/launching.md", "snippets")
@@ -60,7 +60,7 @@ def test_page_commands(block: Block) -> None:
     commands = shell_commands(block)
     if len(commands) == 1 and "--rdzv" in commands[0]:
         commands *= 2  # the c10d block runs one command on every node: start it as two nodes
-    port = free_port()
+    (port,) = free_ports(1)
     with tempfile.TemporaryDirectory(prefix="torchsheet-nodes-") as workdir:
 
         def run(command: str):

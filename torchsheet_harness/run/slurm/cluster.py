@@ -68,8 +68,8 @@ class SlurmCluster:
             self.layout,
             self.nodes,
             cpus_per_node=self.cpus_per_node,
-            controller_port=host.free_port(),
-            node_ports=[host.free_port() for _ in self.nodes],
+            controller_port=(ports := host.free_ports(1 + len(self.nodes)))[0],
+            node_ports=ports[1:],
             name=f"torchsheet{os.getpid()}",
         )
         conf.write_files(self.layout, self.nodes, text)

@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import contextlib
 import os
+import random
 import shutil
 import socket
+from pathlib import Path
 
 from .. import process
 
@@ -53,8 +55,15 @@ def unavailable_reason() -> str | None:
     return None
 
 
-def free_port() -> int:
-    """A TCP port free on the loopback address now (for the cluster's daemons)."""
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
+def free_ports(count: int) -> list[int]:
+    """Distinct TCP ports free on the loopback address now, below the kernel's ephemeral range:
+    no outgoing connection takes one before its daemon binds it ("Address already in use")."""
+    low = int(Path("/proc/sys/net/ipv4/ip_local_port_range").read_text().split()[0])
+    ports: list[int] = []
+    for port in random.Random().sample(range(min(20000, low // 2), low), low // 4):
+        with socket.socket() as probe, contextlib.suppress(OSError):
+            probe.bind(("127.0.0.1", port))
+            ports.append(port)
+        if len(ports) == count:
+            return ports
+    raise RuntimeError(f"no {count} free ports below {low}")
