@@ -60,7 +60,8 @@ def free_ports(count: int) -> list[int]:
     no outgoing connection takes one before its daemon binds it ("Address already in use")."""
     low = int(Path("/proc/sys/net/ipv4/ip_local_port_range").read_text().split()[0])
     ports: list[int] = []
-    for port in random.Random().sample(range(min(20000, low // 2), low), low // 4):
+    candidates = range(min(20000, low // 2), low)
+    for port in random.Random().sample(candidates, len(candidates)):
         with socket.socket() as probe, contextlib.suppress(OSError):
             probe.bind(("127.0.0.1", port))
             ports.append(port)
