@@ -213,9 +213,9 @@ def test_the_page_linter_runs_without_torch() -> None:
     """nox -s lint installs no torch (its venv builds in seconds): the linter, run on real pages
     with ``import torch`` made to fail, still lints them."""
     blocked = (
-        "import sys; sys.modules['torch'] = None; import runpy;"
-        "sys.argv[1:] = ['docs/distributed'];"
-        "runpy.run_module('torchsheet_harness.checks.block_lint', run_name='__main__')"
+        "import sys; sys.modules['torch'] = None;"
+        "from torchsheet_harness.checks.block_lint import main;"
+        "raise SystemExit(main(['docs/distributed']))"
     )
     done = subprocess.run(
         [sys.executable, "-c", blocked], cwd=ROOT, capture_output=True, text=True, timeout=120
