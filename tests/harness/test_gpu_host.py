@@ -1,8 +1,9 @@
-"""GPU-host mode: a CPU torchrun block that leans on the machine's default device fails with
-what a GPU host would do, at its page line; one that names its backend and device passes.
-One run in the mode over a page per pattern the review found, a right page and two misplaced
-exemptions; a run without the mode shows the wrong pages pass there."""
+"""GPU-host mode: a CPU torchrun block that leans on the machine's default device fails with what
+a GPU host would do, at its page line; one that names its backend and device passes. One run in
+the mode over a page per pattern the review found, a right page and two misplaced exemptions;
+a run without the mode, side by side with it, shows the wrong pages pass there."""
 
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -95,24 +96,25 @@ def project(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.fixture(scope="module")
-def run(project: Path) -> pytest.RunResult:
-    return run_pytest(
-        project, "-n", "0", "--continue-on-collection-errors", "--torchsheet-gpu-host"
-    )
+def runs(project: Path) -> list[pytest.RunResult]:
+    in_mode = ("-n", "0", "--continue-on-collection-errors", "--torchsheet-gpu-host")
+    wrong = ["mesh_for_gloo.md", "shard_no_mesh.md", "fallback.md", "shown_on_purpose.md"]
+    without = ("-n", "0", *(f"docs/{page}" for page in wrong))
+    with ThreadPoolExecutor(2) as pool:
+        return list(pool.map(lambda args: run_pytest(project, *args), (in_mode, without)))
 
 
 @pytest.mark.parametrize("page", REPORTS)
-def test_each_pattern_fails_at_its_line_and_the_named_page_passes(run, page: str) -> None:
-    run.stdout.fnmatch_lines([REPORTS[page]])
+def test_each_pattern_fails_at_its_line_and_the_named_page_passes(runs, page: str) -> None:
+    runs[0].stdout.fnmatch_lines([REPORTS[page]])
 
 
-def test_nothing_else_fails(run: pytest.RunResult) -> None:
-    run.assert_outcomes(passed=2, failed=4, errors=2)
+def test_nothing_else_fails(runs) -> None:
+    runs[0].assert_outcomes(passed=2, failed=4, errors=2)
 
 
-def test_without_the_mode_the_wrong_pages_pass_on_cpu(project: Path) -> None:
-    pages = ["mesh_for_gloo.md", "shard_no_mesh.md", "fallback.md", "shown_on_purpose.md"]
-    run_pytest(project, "-n", "0", *(f"docs/{page}" for page in pages)).assert_outcomes(passed=4)
+def test_without_the_mode_the_wrong_pages_pass_on_cpu(runs) -> None:
+    runs[1].assert_outcomes(passed=4)
 
 
 def test_launch_env_puts_the_check_first_only_for_cpu_blocks(monkeypatch) -> None:

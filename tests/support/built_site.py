@@ -75,12 +75,13 @@ def serve(directory: Path) -> Iterator[str]:
 
 
 def wait_for(driver: object, script: str, what: str, seconds: float = 20) -> object:
-    """Poll ``script`` (a JS expression) in the page until it is truthy; its value."""
+    """Poll ``script`` (a JS expression) every 50 ms (not 500) until it is truthy; its value."""
     from selenium.common.exceptions import TimeoutException
     from selenium.webdriver.support.ui import WebDriverWait
 
+    wait = WebDriverWait(driver, seconds, poll_frequency=0.05)
     try:
-        return WebDriverWait(driver, seconds).until(lambda d: d.execute_script(f"return {script}"))
+        return wait.until(lambda d: d.execute_script(f"return {script}"))
     except TimeoutException:
         raise AssertionError(f"timed out after {seconds}s waiting for {what}") from None
 
