@@ -86,8 +86,8 @@ def test_ci_runs_lint_every_leg_and_the_other_sessions_with_nox_in_a_venv() -> N
     lines = (ROOT / ".ci" / "run").read_text().splitlines()
     commands = [line.strip() for line in lines if line.strip() and not line.strip()[0] == "#"]
     assert "set -euo pipefail" in commands  # any failing step fails CI
-    # Its sessions=(...) and sessions+=(...), in order: once per run, between the legs and the
-    # build, the harness's tests and the GPU-host check; a leg per torch version by default.
+    # Its sessions=(...) and sessions+=(...), in order: a leg per torch version by default, then
+    # once per run, between the legs and the build, the harness's tests.
     found = [re.fullmatch(r"sessions\+?=\((.*)\)", command) for command in commands]
     assert [match[1].strip('"') for match in found if match] == [
         "lint", "docs-tests(torch='$torch')", "harness-tests", "paste-repls", "docs",
