@@ -2,7 +2,7 @@
 
 from pathlib import Path
 
-from torchsheet_harness.pages.collect import page_sybil
+from torchsheet_harness.run.collect import page_sybil
 
 pytest_plugins = [
     "torchsheet_harness.pytest_plugin",

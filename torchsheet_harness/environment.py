@@ -22,7 +22,7 @@ def current() -> Environment:
     """This process's torch, CUDA build, device and Python."""
     import torch
 
-    from .pages.requirements import cuda_device_count
+    from .run.hardware import cuda_device_count
 
     gpus = cuda_device_count()
     found = Environment(

@@ -9,7 +9,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from .locations import display_path
-from .pages.page import Page
+from .pages.model import Page
 
 HARNESS = Path(__file__).resolve().parent
 

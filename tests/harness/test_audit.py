@@ -12,7 +12,7 @@ from torchsheet_harness.checks.audit import audit_docs
 from torchsheet_harness.checks.block_lint import lint_page, paste_findings
 from torchsheet_harness.checks.self_contained import free_names, gpu_dependencies
 from torchsheet_harness.locations import page_files
-from torchsheet_harness.pages.collect import page_sybil
+from torchsheet_harness.pages.page import read_page
 
 REPO = Path(__file__).resolve().parents[2]
 DOCS = REPO / "docs"
@@ -45,7 +45,7 @@ def test_the_audit_names_every_block_sybil_would_ignore_and_every_unused_snippet
 
 @pytest.mark.parametrize("page", page_files(DOCS), ids=lambda p: p.relative_to(DOCS).as_posix())
 def test_gpu_blocks_are_self_contained(page: Path) -> None:
-    missing = gpu_dependencies(page_sybil(DOCS).parse(page))
+    missing = gpu_dependencies(read_page(page))
     assert not missing, (
         f"{page.relative_to(REPO)}: GPU blocks use {sorted(missing)} defined only by CPU blocks; "
         "`pytest -m gpu` would deselect those. Import/define them in the GPU block."
@@ -58,7 +58,7 @@ def test_a_dependent_gpu_block_is_caught(tmp_path: Path) -> None:
         "```python\nimport torch\nx = torch.ones(2)\n```\n\n```{code-block} python\n"
         ":class: needs-cuda\n>>> y = x.cuda()\n>>> import math\n>>> math.pi > 3\nTrue\n```\n"
     )
-    assert gpu_dependencies(page_sybil(tmp_path).parse(page)) == {"x"}
+    assert gpu_dependencies(read_page(page)) == {"x"}
     source = "import torch\ndef f(a):\n    return a + g() + y\ndef g():\n    return 1\nf(1)\n"
     assert free_names(source) == {"y"}
     assert free_names("for i in range(2):\n    print(i)\nwith open('f') as h:\n    h\n") == set()

@@ -58,7 +58,7 @@ PAGES = {
     "misspelled.md": (
         "# Requirement\n\n```{code-block} python\n:class: needs-gpu3\nx = 1\n```\n\n"
         "% quickref: Creation | 4\n```python\n>>> x = 1\n```\n",
-        ["*RequirementError: docs/misspelled.md:3: unknown requirement 'needs-gpu3'; known:*",
+        ["*PageProblems: docs/misspelled.md:3: unknown requirement 'needs-gpu3'; known:*",
          "*docs/misspelled.md:8: line 4 of the block is not the start of a statement*",
          "ERROR docs/misspelled.md*"],
     ),

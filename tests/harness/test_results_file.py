@@ -16,7 +16,6 @@ from planted import PAGE, PLUGIN, RECORDER, REPO, conftest, write_project
 
 from torchsheet_harness import environment, reuse_key
 from torchsheet_harness.environment import gpu_run_refusal
-from torchsheet_harness.pages.requirements import cuda_device_count
 from torchsheet_harness.pytest_plugin import reuse
 from torchsheet_harness.results import (
     Environment,
@@ -25,6 +24,7 @@ from torchsheet_harness.results import (
     output_path,
     page_digest,
 )
+from torchsheet_harness.run.hardware import cuda_device_count
 
 
 @pytest.fixture

@@ -24,7 +24,7 @@ from torchsheet_harness.pages.markers import (
     page_marker_problems,
     parse_marker,
 )
-from torchsheet_harness.pages.parser import PageParser
+from torchsheet_harness.run.regions import PageParser
 
 
 @dataclass

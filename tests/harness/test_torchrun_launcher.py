@@ -10,7 +10,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from torchsheet_harness.pages.collect import page_sybil
+from torchsheet_harness.run.collect import page_sybil
 from torchsheet_harness.run.process import GRACE_SECONDS, alive, pids, read_cmdline_and_environ
 from torchsheet_harness.run.torchrun import Launch, torchrun
 

@@ -9,9 +9,9 @@ from planted import RECORDER, REPO, run_pytest, write_project
 from sybil.example import SybilFailure
 from sybil.testing import check_parser
 
-from torchsheet_harness.pages.parser import PageParser
 from torchsheet_harness.run.evaluators import compare_output
 from torchsheet_harness.run.outputs import first_difference, updated_expected
+from torchsheet_harness.run.regions import PageParser
 
 # Every kind of stale output, and what must stay: a line with '...' that still matches, a
 # GPU-gated block (skipped here, its wrong output untouched), a not-run block.

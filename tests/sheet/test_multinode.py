@@ -11,7 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from torchsheet_harness.pages.page import Block, read_page
+from torchsheet_harness.pages.model import Block
+from torchsheet_harness.pages.page import read_page
 from torchsheet_harness.run.evaluators import compare_output
 from torchsheet_harness.run.process import run_command
 from torchsheet_harness.run.slurm.host import free_ports

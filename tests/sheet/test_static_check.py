@@ -9,8 +9,8 @@ import torch
 
 from torchsheet_harness.checks.static_check import check, findings
 from torchsheet_harness.locations import page_files, place
-from torchsheet_harness.pages.collect import page_sybil
 from torchsheet_harness.pages.page import read_page
+from torchsheet_harness.run.collect import page_sybil
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -39,7 +39,7 @@ with torch.cuda.amp.autocast(dtype=torch.float16):
 
 def outcomes(page: Path, monkeypatch: pytest.MonkeyPatch) -> dict[int, str | None]:
     """Each example's line and failure (None: skipped or passed), run in-process with no GPU."""
-    monkeypatch.setattr("torchsheet_harness.pages.requirements.cuda_device_count", lambda: 0)
+    monkeypatch.setattr("torchsheet_harness.run.hardware.cuda_device_count", lambda: 0)
     found = {}
     for example in page_sybil(page.parent).parse(page).examples():
         try:
@@ -116,7 +116,7 @@ def test_every_gpu_block_and_snippet_of_today_passes() -> None:
             if block.included is not None and block.included.suffix == ".py":
                 codes[block.code, str(block.included), 1] = False
             elif block.requirement.gpus and block.executed and not block.requirement.slurm:
-                first = block.line + block.source.line_offset + 1
+                first = block.first_code_line
                 codes[block.code, str(page), first] = block.shows_deprecation
     assert sum(path.endswith(".py") for _, path, _ in codes) >= 8, codes
     found = [findings(*code, shown) for code, shown in codes.items()]

@@ -47,7 +47,7 @@ def conftest(*plugins: str) -> str:
     """The conftest.py of a planted project: the harness's collector and ``plugins``."""
     return (
         "from pathlib import Path\n"
-        "from torchsheet_harness.pages.collect import page_sybil\n\n"
+        "from torchsheet_harness.run.collect import page_sybil\n\n"
         f"pytest_plugins = {list(plugins)!r}\n"
         'pytest_collect_file = page_sybil(Path(__file__).parent / "docs").pytest()\n'
     )

@@ -1,4 +1,4 @@
-"""The collection audit over docs/: every page's problems (:mod:`..pages.coverage`), and every
+"""The collection audit over docs/: every page's problems (:mod:`..pages.problems`), and every
 snippet included by a page."""
 
 from __future__ import annotations

@@ -25,7 +25,7 @@ def page_modules(page: Path) -> list[tuple[str, int]]:
     for block in read_page(page).blocks:
         if not block.executed or block.included is not None or block.requirement.slurm:
             continue  # exempted blocks, scripts and batch scripts
-        first = block.line + block.source.line_offset + 1  # the page line of its code
+        first = block.first_code_line
         if block.requirement.torchrun:
             programs.append((block.code, first))
             continue
@@ -58,7 +58,7 @@ def paste_findings(page: Path) -> list[str]:
         examples = (prompt_examples(block.code) or [])[:-1] if block.pasted else []
         raised = next((example for example in examples if example.exc_msg is not None), None)
         if raised is not None:
-            line = block.line + block.source.line_offset + 1 + raised.lineno
+            line = block.first_code_line + raised.lineno
             findings.append(
                 f"{place(page, line)}: this exception is not the end of its >>> block; IPython "
                 "and Jupyter stop a pasted block at its first exception, so the lines after it "

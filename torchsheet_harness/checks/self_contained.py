@@ -3,15 +3,12 @@ they might lean on): the GPU blocks of a page, read in order, define every name 
 
 from __future__ import annotations
 
-from sybil import Document
-
 from ..pages.excerpts import free_names, python_source
-from ..pages.page import page_of
+from ..pages.model import Page
 
 
-def gpu_dependencies(document: Document) -> set[str]:
-    """Names the in-process GPU blocks of a page (its ``document``) use but do not define."""
-    blocks = page_of(document.path, document.text).blocks
-    gpu = [python_source(block.code) for block in blocks if block.pasted and block.requirement.gpus]
+def gpu_dependencies(page: Page) -> set[str]:
+    """Names the in-process GPU blocks of ``page`` use but do not define."""
+    gpu = [python_source(b.code) for b in page.blocks if b.pasted and b.requirement.gpus]
     source = "\n".join(gpu)
     return free_names(source) if source.strip() else set()

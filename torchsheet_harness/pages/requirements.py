@@ -5,9 +5,7 @@ declares what a block shows instead: ``shows-deprecation`` (:mod:`..run.deprecat
 from __future__ import annotations
 
 import re
-import shutil
 from dataclasses import dataclass
-from functools import cache
 
 KNOWN = "needs-cuda, needs-gpus-N, needs-torchrun-N, needs-slurm, shows-deprecation"
 SHOWS_DEPRECATION = "shows-deprecation"
@@ -36,18 +34,6 @@ class Requirement:
         """The pytest marker names this requirement selects under ``-m``."""
         needed = {"gpu": self.gpus, "multigpu": self.gpus >= 2, "distributed": self.torchrun}
         return tuple(name for name, yes in {**needed, "slurm": self.slurm}.items() if yes)
-
-    def unmet_reason(self) -> str | None:
-        """Why this machine cannot run the block, or None when it can."""
-        if self.gpus:
-            found = cuda_device_count()
-            if found < self.gpus:
-                if self.gpus == 1:
-                    return f"needs CUDA, found {found} CUDA GPUs"
-                return f"needs {self.gpus} CUDA GPUs, found {found}"
-        if self.slurm and shutil.which("sbatch") is None:
-            return "needs Slurm: sbatch not found (the CI script installs slurm-wlm)"
-        return None
 
     @property
     def label(self) -> str:
@@ -122,11 +108,3 @@ def parse_classes(classes: str, where: str, runs: bool = True) -> Requirement:
         else:
             raise RequirementError(f"{where}: unknown requirement {name!r}; known: {KNOWN}")
     return Requirement(gpus=gpus, torchrun=torchrun, slurm=slurm)
-
-
-@cache
-def cuda_device_count() -> int:
-    """CUDA GPUs visible to this process (0 when torch has no CUDA)."""
-    import torch
-
-    return torch.cuda.device_count() if torch.cuda.is_available() else 0

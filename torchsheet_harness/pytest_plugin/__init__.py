@@ -17,9 +17,9 @@ from sybil.example import SybilFailure
 from sybil.integration.pytest import SybilItem
 
 from ..locations import display_path, place
-from ..pages.page import Block
-from ..pages.parser import block_of
+from ..pages.model import Block
 from ..run import gpu_host
+from ..run.regions import block_of
 
 MARKERS = {
     "gpu": "needs at least one CUDA GPU (run with `pytest -m gpu` on a GPU runner)",

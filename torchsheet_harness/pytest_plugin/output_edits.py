@@ -10,9 +10,9 @@ from dataclasses import dataclass
 from sybil import Example
 
 from ..locations import line_at
-from ..pages.parser import block_of
 from ..results import page_digest
 from ..run.outputs import OutputMismatch, matches, updated_expected
+from ..run.regions import block_of
 
 _FENCE = re.compile(r"^\s*(```|~~~)")
 _OPTION_LINE = re.compile(r"^:\w[\w-]*:")
@@ -43,7 +43,7 @@ def edit_for(example: Example, mismatch: OutputMismatch) -> Edit:
         if block is None or block.output_block is None:
             raise NotUpdatable("the block has no output block to rewrite")
         output = block.output_block
-        start = output.start + output.source.offset
+        start = output.source_offset
         end, indent = start + len(output.source), ""
         if text[start:end] != mismatch.expected:
             raise NotUpdatable("the output block is not where the page was read")

@@ -13,7 +13,8 @@ import pytest
 from .. import results, reuse_key
 from ..environment import current as current_environment
 from ..environment import fingerprint, gpu_run_refusal
-from ..pages.page import Block, read_page
+from ..pages.model import Block
+from ..pages.page import read_page
 from . import block_of_report, timings
 
 SHEET_TESTS = "tests/sheet/"

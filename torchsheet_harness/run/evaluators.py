@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import doctest
 import os
-import sys
 import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -19,10 +18,12 @@ from unittest import SkipTest
 from sybil import Example
 from sybil.typing import Evaluator
 
+from .. import launching
 from ..checks import static_check
 from ..locations import display_path, place
 from ..pages.requirements import Requirement
 from .deprecations import launch_filters, processes_failure
+from .hardware import unmet_reason
 from .outputs import OutputMismatch, first_difference, matches
 from .process import run_command
 
@@ -67,7 +68,7 @@ def block_code(example: Example) -> tuple[str, str, int] | None:
         return None
     if block.included is not None:
         return (block.code, str(block.included), 1) if block.included.suffix == ".py" else None
-    return block.code, example.path, block.line + block.source.line_offset + 1
+    return block.code, example.path, block.first_code_line
 
 
 def static_findings(example: Example) -> tuple[str | None, list[str]]:
@@ -108,7 +109,7 @@ class Gated:
 
     def __call__(self, example: Example) -> str | None:
         __tracebackhide__ = True
-        reason = self.requirement.unmet_reason()
+        reason = unmet_reason(self.requirement)
         if reason is None:
             return self.inner(example)
         failure, unresolved = static_findings(example)
@@ -150,7 +151,7 @@ class ScriptFile:
 
     def run(self, workdir: Path) -> tuple[str | None, str]:
         env = dict(os.environ, **launch_filters(self.script))
-        argv = [sys.executable, str(self.script)]
+        argv = launching.script_argv(self.script)
         finished = run_command(argv, timeout=self.timeout, cwd=workdir, env=env)
         failure = None if finished.ok else f"{self.script.name} failed\n{finished.describe()}"
         stderr = {"the script": finished.stderr}

@@ -4,7 +4,6 @@ run in parallel) and return every rank's output, read from its log files."""
 from __future__ import annotations
 
 import os
-import sys
 import tempfile
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -12,6 +11,7 @@ from pathlib import Path
 
 from sybil import Example
 
+from .. import launching
 from ..locations import place
 from . import gpu_host
 from .deprecations import launch_filters, processes_failure
@@ -54,14 +54,10 @@ def _prefixed(rank: int, line: str) -> str:
 
 
 def launch_env(gpus: int, extra: Mapping[str, str] | None = None) -> dict[str, str]:
-    """The environment for a launch: loopback for gloo, and the GPUs hidden from a block that
-    declares none (unless ``TORCHSHEET_GPUS_VISIBLE=1``), its ranks in GPU-host mode where on."""
-    env = dict(os.environ)
-    env.setdefault("GLOO_SOCKET_IFNAME", "lo")
-    env.setdefault("OMP_NUM_THREADS", "1")
-    env["PYTHONUNBUFFERED"] = "1"
-    if gpus == 0 and env.get(gpu_host.GPUS_VISIBLE_ENV) != "1":
-        env["CUDA_VISIBLE_DEVICES"] = ""
+    """The environment of a launch (:func:`..launching.launch_env`: the GPUs hidden from a block
+    that declares none, unless ``TORCHSHEET_GPUS_VISIBLE=1``), its ranks in GPU-host mode where
+    on."""
+    env = launching.launch_env(gpus == 0 and os.environ.get(gpu_host.GPUS_VISIBLE_ENV) != "1")
     env.update(extra or {})
     if gpus == 0 and gpu_host.gpu_host_mode(env):
         env["PYTHONPATH"] = gpu_host.rank_site_first(env)
@@ -81,15 +77,9 @@ def torchrun(
     """Run ``torchrun --standalone --nproc-per-node nproc script args`` and collect ranks."""
     with tempfile.TemporaryDirectory(prefix="torchsheet-torchrun-") as workdir:
         logs = Path(workdir) / "logs"
-        argv = [sys.executable, "-m", "torch.distributed.run", "--standalone"]
-        argv += ["--nproc-per-node", str(nproc), "--log-dir", str(logs), "--redirects", "3"]
-        argv += [str(script), *args]
+        argv = launching.torchrun_argv(script, nproc, logs, args)
         finished = run_command(argv, timeout=timeout, cwd=cwd or workdir, env=launch_env(gpus, env))
-        launch = Launch(finished)
-        for log in sorted(logs.glob("*/attempt_*/*/std*.log")):
-            rank = int(log.parent.name)
-            target = launch.rank_stdout if log.name == "stdout.log" else launch.rank_stderr
-            target[rank] = target.get(rank, "") + log.read_text(errors="replace")
+        launch = Launch(finished, *launching.rank_logs(logs))
     return launch
 
 

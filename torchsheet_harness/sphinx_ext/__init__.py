@@ -41,7 +41,7 @@ def setup(app: Sphinx) -> dict[str, Any]:
     app.connect("env-merge-info", store.merge)
     app.connect("env-get-outdated", store.reread_warned)
     app.connect("env-get-updated", store.rewritten)
-    app.connect("doctree-read", reading.read_page)
+    app.connect("doctree-read", reading.read_page_doctree)
     app.connect("env-check-consistency", quick_reference.check_sections)
     app.connect("env-check-consistency", errors_index.check_evidence)
     app.connect("doctree-resolved", rendering.render_placeholders)

@@ -22,8 +22,6 @@ from .rendering import cell, inline_placeholder, link, placeholder, slug, table
 from .status_text import unverified_reason
 
 logger = logging.getLogger(__name__)
-#: What an entry says about a block that needs hardware the CPU test run lacks.
-NEEDS = {"needs-cuda": "needs CUDA", "needs-gpus": "needs GPUs", "needs-slurm": "needs Slurm"}
 HEADER = ("The message", "Shown in")
 
 Entry = tuple[store.MarkedBlock, Message]
@@ -85,8 +83,10 @@ def _row(app: Sphinx, docname: str, block: store.MarkedBlock, message: Message) 
     reason = unverified_reason(store.view(app, block.docname), block.line)
     heading = link(app, docname, block.docname, block.anchor, [nodes.Text(block.heading)],
                    title=reason or "")  # fmt: skip
-    needs = [text for prefix, text in NEEDS.items() if prefix in block.needs]
-    note = [nodes.inline("", f" ({', '.join(needs)})", classes=["ts-error-needs"])] if needs else []
+    needs, note = block.requirement, []
+    if needs.gpus or needs.slurm:  # what the CPU test run lacks
+        lacked = "Slurm" if needs.slurm else "CUDA" if needs.gpus == 1 else f"{needs.gpus} GPUs"
+        note = [nodes.inline("", f" (needs {lacked})", classes=["ts-error-needs"])]
     classes = ["ts-error"] + (["ts-qr-unverified"] if reason else [])
     return nodes.row("", entry, cell(heading, *note, classes=["ts-error-where"]), classes=classes)
 

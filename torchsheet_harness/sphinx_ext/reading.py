@@ -1,6 +1,7 @@
-"""Reading a page (``doctree-read``): its ``%`` markers, its purpose, its badges and status line.
-MyST merges consecutive ``%`` lines into one comment whose own line is unreliable, while a literal
-block's ``line`` is its opening fence: so marker ``i`` of ``n`` sits on line ``fence - n + i``."""
+"""Reading a page (``doctree-read``): the page model (:func:`..pages.page.read_page`, the same
+reading the test run takes) gives each code block's markers, requirement and output; this pass
+places the page's purpose, its badges and status line, and records its marked blocks. A page
+with problems is a build warning naming each, until it is fixed."""
 
 from __future__ import annotations
 
@@ -8,7 +9,9 @@ from docutils import nodes
 from sphinx.application import Sphinx
 
 from ..locations import place
-from ..pages.markers import SHOWING, Marker, messages_of, parse_marker, pitfall_of
+from ..pages.markers import SHOWING, Marker, messages_of, pitfall_of
+from ..pages.model import Block
+from ..pages.page import read_page
 from . import status, store
 from .rendering import slug
 
@@ -17,27 +20,6 @@ def block_of(node: nodes.literal_block) -> nodes.Element:
     """The node that stands for ``node`` among its siblings (a captioned include's wrapper)."""
     parent = node.parent
     return parent if "literal-block-wrapper" in parent.get("classes", []) else node
-
-
-def markers_above(block: nodes.Element, line: int) -> tuple[Marker, ...]:
-    """The markers in the comment right before ``block``, whose fence is on ``line``."""
-    at = block.parent.index(block)
-    comment = block.parent[at - 1] if at else None
-    if not isinstance(comment, nodes.comment):
-        return ()
-    lines = comment.astext().splitlines()
-    found = (parse_marker(text, line - len(lines) + i) for i, text in enumerate(lines))
-    return tuple(marker for marker in found if marker is not None)
-
-
-def output_after(block: nodes.Element) -> str | None:
-    """The text of the ``:class: output`` block right after ``block``, or None."""
-    following = block.next_node(descend=False, siblings=True)
-    if isinstance(following, nodes.container):
-        following = next(iter(following.findall(nodes.literal_block)), None)
-    if isinstance(following, nodes.literal_block) and "output" in following["classes"]:
-        return following.astext()
-    return None
 
 
 def section_of(node: nodes.Node) -> tuple[str, str]:
@@ -49,32 +31,35 @@ def section_of(node: nodes.Node) -> tuple[str, str]:
     return (node["ids"][0] if node["ids"] else ""), node[0].astext()
 
 
-def read_page(app: Sphinx, document: nodes.document) -> None:
+def read_page_doctree(app: Sphinx, document: nodes.document) -> None:
     """doctree-read: record the page, badge its blocks, place its status line."""
-    page = store.record(app.env)
-    page.purpose = status.purpose_of(document) or ""
-    if page.purpose:  # also the page's <meta name="description">, as the meta directive makes
-        document.insert(0, nodes.meta(name="description", content=page.purpose))
+    record = store.record(app.env)
+    page = read_page(document["source"])
+    for problem in page.problems:
+        store.warn_until_fixed(app, problem, "page")
+    record.purpose = status.purpose_of(document) or ""
+    if record.purpose:  # also the page's <meta name="description">, as the meta directive makes
+        document.insert(0, nodes.meta(name="description", content=record.purpose))
     else:
         store.warn_until_fixed(app, (
             f"{place(document['source'], 1)}: no purpose sentence directly under the title; "
             "start the page with '# Title' and one sentence on what it is for"
         ), "purpose")  # fmt: skip
-    page.has_code = any(document.findall(nodes.literal_block))
+    record.has_code = any(document.findall(nodes.literal_block))
     targets: set[str] = set()
     for node in list(document.findall(nodes.literal_block)):
-        if "output" in node["classes"]:
+        block = page.block_at(node.line or 0) if "output" not in node["classes"] else None
+        if block is None:
             continue
-        block = block_of(node)
-        markers = markers_above(block, node.line or 0)
-        if any(marker.kind in SHOWING for marker in markers):
-            page.blocks.append(_marked(app.env.docname, block, node, markers, targets))
-            _show_aliases(block, markers)
-        status.place_badge(app, node, block, markers)
+        wrapper = block_of(node)
+        if any(marker.kind in SHOWING for marker in block.markers):
+            record.blocks.append(_marked(app.env.docname, wrapper, block, targets))
+            _show_aliases(wrapper, block.markers)
+        status.place_badge(node, wrapper, block)
     status.place_status(document)
 
 
-def _show_aliases(block: nodes.Element, markers: tuple[Marker, ...]) -> None:
+def _show_aliases(wrapper: nodes.Element, markers: tuple[Marker, ...]) -> None:
     """Under the block (and its output), the other wordings of its message, with where each is
     printed: a reader who pastes one finds the entry."""
     aliases = [alias for message in messages_of(markers) for alias in message.aliases]
@@ -85,38 +70,37 @@ def _show_aliases(block: nodes.Element, markers: tuple[Marker, ...]) -> None:
     for index, (wording, where) in enumerate(aliases):
         note += nodes.literal(wording, wording)
         note += nodes.Text(f" ({where})" + ("; " if index < len(aliases) - 1 else "."))
-    after = block.next_node(descend=False, siblings=True)
-    is_output = isinstance(after, nodes.literal_block) and "output" in after["classes"]
-    anchor = after if is_output or output_after(block) else block  # after its output block
+    after = wrapper.next_node(descend=False, siblings=True)
+    shown = after  # the output block, or the container a caption puts around it
+    if isinstance(shown, nodes.container):
+        shown = next(iter(shown.findall(nodes.literal_block)), None)
+    has_output = isinstance(shown, nodes.literal_block) and "output" in shown["classes"]
+    anchor = after if has_output else wrapper  # after its output block
     anchor.parent.insert(anchor.parent.index(anchor) + 1, note)
 
 
 def _marked(
-    docname: str,
-    block: nodes.Element,
-    node: nodes.literal_block,
-    markers: tuple[Marker, ...],
-    taken: set[str],
+    docname: str, wrapper: nodes.Element, block: Block, taken: set[str]
 ) -> store.MarkedBlock:
     """The record of a marked block; a pitfall's gets an anchor right before the block."""
     target = ""
+    markers = block.markers
     pitfall = next((p for m in markers if m.kind == "pitfall" and (p := pitfall_of(m))), None)
     if pitfall is not None:
         target = base = f"pitfall-{slug(pitfall.mistake)}"
         while target in taken:
             target = f"{base}-{len(taken)}"
         taken.add(target)
-        block.parent.insert(block.parent.index(block), nodes.target("", "", ids=[target]))
-    anchor, heading = section_of(block)
-    needs = " ".join(name for name in node["classes"] if name.startswith("needs-"))
+        wrapper.parent.insert(wrapper.parent.index(wrapper), nodes.target("", "", ids=[target]))
+    anchor, heading = section_of(wrapper)
     return store.MarkedBlock(
         docname=docname,
-        line=node.line or 0,
+        line=block.line,
         markers=markers,
         anchor=anchor,
         heading=heading,
-        needs=needs,
-        code=node.astext(),
-        output=output_after(block),
+        requirement=block.requirement,
+        code=block.code,
+        output=block.output,
         target=target,
     )

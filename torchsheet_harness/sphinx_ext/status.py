@@ -9,9 +9,8 @@ from __future__ import annotations
 from docutils import nodes
 from sphinx.application import Sphinx
 
-from ..locations import place
-from ..pages.markers import Marker
-from ..pages.requirements import Requirement, RequirementError, parse_classes
+from ..pages.model import Block
+from ..pages.requirements import Requirement
 from . import store
 from .rendering import code_text, link, placeholder
 from .status_text import Status, section_status, status_of
@@ -103,31 +102,20 @@ class block_badge(placeholder):  # noqa: N801 (docutils node names)
         return [nodes.container("", badge, block, classes=["ts-gated"])]
 
 
-def place_badge(
-    app: Sphinx, node: nodes.literal_block, block: nodes.Element, markers: tuple[Marker, ...]
-) -> None:
+def place_badge(node: nodes.literal_block, wrapper: nodes.Element, block: Block) -> None:
     """doctree-read (from :mod:`.reading`): the badge placeholder before a block that runs or
-    declares a need; a warning for a need the harness does not know."""
-    included = bool(node.get("source")) and node["source"] != node.source
-    runs = included or node.get("language") == "python"
-    classes = " ".join(node["classes"])
-    if included:
+    declares a need, from the page model's block."""
+    if block.included is not None:
         node["classes"].append("ts-script")  # run as a script, not pasted
-    not_run = next((marker.text for marker in markers if marker.kind == "not-run"), None)
-    if not_run is not None:
+    if block.not_run is not None:
         node["classes"].append("ts-not-run")
-        how = f"Shown, not run by the tests: {not_run}."
-        badge = block_badge(label="not run", how=how, kinds="ts-not-run", line=node.line)
+        how = f"Shown, not run by the tests: {block.not_run}."
+        badge = block_badge(label="not run", how=how, kinds="ts-not-run", line=block.line)
     else:
-        try:
-            where = place(node.source or node.document["source"], node.line or 0)
-            requirement = parse_classes(classes, where, runs)
-        except RequirementError as error:
-            store.warn_until_fixed(app, str(error), "requirement")
-            return
-        if not runs and requirement.is_cpu_only:
+        requirement = block.requirement
+        if not block.is_python and requirement.is_cpu_only:
             return  # a block that neither runs nor declares a need
         label = "" if requirement.is_cpu_only else requirement.label  # '': a CPU block
         kinds = " ".join(f"ts-needs-{marker}" for marker in requirement.markers)
-        badge = block_badge(label=label, how=requirement.how_to_run, kinds=kinds, line=node.line)
-    block.parent.insert(block.parent.index(block), badge)
+        badge = block_badge(label=label, how=requirement.how_to_run, kinds=kinds, line=block.line)
+    wrapper.parent.insert(wrapper.parent.index(wrapper), badge)

@@ -15,6 +15,8 @@ from sphinx.util import logging
 
 from .. import results
 from ..pages.markers import Marker
+from ..pages.page import read_page
+from ..pages.requirements import Requirement
 from ..results import Results
 from .verdicts import PageView, page_view
 
@@ -30,7 +32,7 @@ class MarkedBlock:
     markers: tuple[Marker, ...]
     anchor: str  # the id of its section ('' for none)
     heading: str  # that section's title
-    needs: str  # its needs-* classes ('' for a CPU block)
+    requirement: Requirement  # what it needs (the page model's)
     code: str  # as shown (an included script: the file's text)
     output: str | None  # the text of the output block after it
     target: str = ""  # the id placed right before it (pitfalls link there)
@@ -105,9 +107,10 @@ def view(app: Sphinx, docname: str) -> PageView:
     views = _build(app).setdefault("views", {})
     if docname not in views:
         path = Path(app.env.doc2path(docname))  # the results name it 'tensors/creating.md'
-        digest = results.page_digest(path.read_text(encoding="utf-8"))
-        page = path.relative_to(app.srcdir).as_posix()
-        views[docname] = page_view(found_results(app), page, digest)
+        page = read_page(path)
+        needs = {b.line: b.requirement for b in page.blocks if not b.requirement.is_cpu_only}
+        name = path.relative_to(app.srcdir).as_posix()
+        views[docname] = page_view(found_results(app), name, page.digest, needs)
     return views[docname]
 
 

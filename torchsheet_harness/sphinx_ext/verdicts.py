@@ -23,6 +23,7 @@ class PageView:
     errors: dict[str, int] = field(default_factory=dict)  # key → collection errors
     stale: bool = False  # a run recorded the page, but an older source of it
     finished: str = ""
+    needs: dict[int, Requirement] = field(default_factory=dict)  # the page's non-CPU blocks
 
     def where(self, line: int, *outcomes: str) -> list[str]:
         """Keys of the environments where block ``line`` ended as one of ``outcomes``."""
@@ -45,10 +46,8 @@ class PageView:
         ]
 
     def requirement(self, line: int) -> Requirement | None:
-        """What block ``line`` needs, as its entries record it (None: a CPU block)."""
-        found = (entry.get("requires") for entry in self.blocks.get(line, {}).values())
-        requires = next((requires for requires in found if requires), None)
-        return Requirement(**requires) if requires else None
+        """What block ``line`` needs, as the page declares it (None: a CPU block)."""
+        return self.needs.get(line)
 
     def lacking(self) -> dict[Requirement, int]:
         """Requirement → blocks that passed nowhere because no run had the hardware."""
@@ -64,9 +63,12 @@ class PageView:
         return [line for line in self.lines if not self.where(line, *results.OUTCOMES)]
 
 
-def page_view(found: list[Results], page: str, digest: str) -> PageView:
-    """The view of ``page`` (its path under docs/) whose source now has sha256 ``digest``."""
-    view = PageView()
+def page_view(
+    found: list[Results], page: str, digest: str, needs: dict[int, Requirement] | None = None
+) -> PageView:
+    """The view of ``page`` (its path under docs/) whose source now has sha256 ``digest`` and
+    whose blocks need ``needs`` (line → requirement, the page model's non-CPU blocks)."""
+    view = PageView(needs=dict(needs or {}))
     runs = sorted(
         ((data, entry) for data in found if (entry := data["pages"].get(page)) is not None),
         key=lambda run: run[1].get("finished", ""),

@@ -8,8 +8,8 @@ from sybil import Example, Sybil
 from sybil.parsers.myst import ClearNamespaceParser
 
 from ..locations import NOT_PAGES
-from .parser import PageParser, block_of
-from .state import page_setup, page_teardown
+from .page_state import page_setup, page_teardown
+from .regions import PageParser, block_of
 
 
 def page_sybil(path: Path) -> Sybil:
