@@ -198,3 +198,31 @@ def test_a_phone_never_scrolls_sideways_and_both_widths_are_shot(browser, base_u
     finally:
         browser.set_window_size(*DEFAULT)
     assert (SCREENSHOTS / "quickref-wide.png").stat().st_size > 10_000
+
+
+def test_the_page_bar_delivers_the_notebook_and_the_twin(browser, base_url: str, site: Path):
+    """Download notebook gives the notebook written beside the page; Copy page puts its Markdown
+    twin on the clipboard (the clipboard stubbed to catch what the button writes)."""
+    from selenium.webdriver.common.action_chains import ActionChains
+
+    browser.get(base_url + "tensors/creating.html")
+    link = browser.find_element("css selector", ".ts-page-actions a[download]")
+    assert link.text == "Download notebook" and link.get_attribute("href").endswith(
+        "creating.ipynb"
+    )
+    delivered = browser.execute_async_script(
+        "fetch(arguments[0]).then(r => r.text()).then(arguments[1])", link.get_attribute("href")
+    )
+    assert delivered == (site / "tensors" / "creating.ipynb").read_text("utf-8")
+    browser.execute_script(
+        "window.__page = null; navigator.clipboard.writeText = text => {"
+        "  window.__page = text; return Promise.resolve(); }"
+    )
+    button = browser.find_element("css selector", ".ts-page-actions button.ts-copy-page")
+    ActionChains(browser).move_to_element(button).click().perform()
+    copied = wait_for(browser, "window.__page", "the copied page")
+    assert copied == (site / "tensors" / "creating.md").read_text("utf-8")
+    assert copied.startswith("# Creating tensors\n")
+    assert button.text == "Copied!"
+    screenshot(browser, "page-actions")
+    assert problems_in(browser, base_url) == []

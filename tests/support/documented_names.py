@@ -13,6 +13,8 @@ PYTEST_SESSIONS = {"docs-tests", "gpu", "update-outputs"}
 #: Options written alone in a span that belong to another tool than pytest.
 OTHER_TOOLS = {"-W": "sphinx-build", "--standalone": "torchrun"}
 MADE_BY_A_RUN = ("docs/_build/", "docs/_results/", ".venv/")
+#: Files the site's build writes at the site's root (torchsheet_harness/sphinx_ext/downloads.py).
+MADE_BY_THE_BUILD = {"llms.txt", "llms-full.txt"}
 _FENCE = re.compile(r"^\s*(`{3,}|~{3,})(.*)$")
 _SPAN = re.compile(r"(?<!`)(`+)(?!`)((?:(?!\n\s*\n)[\s\S])+?)(?<!`)\1(?!`)")
 _LINK = re.compile(r"\]\(([^)\s]+)\)")
@@ -86,7 +88,8 @@ def _path_problem(word: str, facts: Facts) -> str | None:
     if path.startswith(MADE_BY_A_RUN) or path.startswith("/"):
         return None
     if "/" not in path:
-        return None if path in facts.file_names else f"no file named {path!r} in the repository"
+        known = path in facts.file_names or path in MADE_BY_THE_BUILD
+        return None if known else f"no file named {path!r} in the repository"
     return None if (ROOT / path).exists() else f"{path!r} does not exist"
 
 

@@ -9,6 +9,7 @@ from sphinx.application import Sphinx
 
 from . import (
     copy_text,
+    downloads,
     errors_index,
     quick_reference,
     reading,
@@ -26,6 +27,12 @@ def setup(app: Sphinx) -> dict[str, Any]:
     app.add_config_value("torchsheet_results_file", None, "env", types=[str, type(None)])
     app.add_config_value("torchsheet_matrix", (), "env", types=[tuple, list])
     app.add_config_value("torchsheet_errors_evidence", None, "env", types=[str, type(None)])
+    # Where the notebooks and twins link to, and where the notebooks are published for Colab and
+    # Kaggle (MAINTAINING.md, "Publishing the notebooks"); unset: no such buttons.
+    app.add_config_value("torchsheet_site_url", "", "html", types=[str])
+    app.add_config_value("torchsheet_notebooks_repo", "", "html", types=[str])
+    app.add_config_value("torchsheet_notebooks_branch", "notebooks", "html", types=[str])
+    app.add_config_value("torchsheet_notebooks_path", "", "html", types=[str])
     app.add_directive("page-overview", directive(status.page_overview))
     app.add_directive("quick-reference", quick_reference.QuickReference)
     app.add_directive("pitfalls", directive(quick_reference.pitfalls_index))
@@ -47,4 +54,8 @@ def setup(app: Sphinx) -> dict[str, Any]:
     app.connect("doctree-resolved", rendering.render_placeholders)
     app.connect("builder-inited", search.copy_script)
     app.connect("html-page-context", search.add_script)
+    app.connect("builder-inited", downloads.copy_script)
+    app.add_js_file(downloads.STATIC_NAME, loading_method="defer")
+    app.connect("html-page-context", downloads.write_exports)
+    app.connect("build-finished", downloads.write_indexes)
     return {"version": "2", "parallel_read_safe": True, "parallel_write_safe": True}

@@ -12,7 +12,7 @@ from ..locations import place
 from ..pages.markers import SHOWING, Marker, messages_of, pitfall_of
 from ..pages.model import Block
 from ..pages.page import read_page
-from . import status, store
+from . import downloads, status, store
 from .rendering import slug
 
 
@@ -57,6 +57,7 @@ def read_page_doctree(app: Sphinx, document: nodes.document) -> None:
             _show_aliases(wrapper, block.markers)
         status.place_badge(node, wrapper, block)
     status.place_status(document)
+    downloads.place_actions(document)
 
 
 def _show_aliases(wrapper: nodes.Element, markers: tuple[Marker, ...]) -> None:

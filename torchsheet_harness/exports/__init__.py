@@ -1,0 +1,1 @@
+"""Writers over the page model: the notebook, the Markdown twin, llms.txt (no Sphinx, no torch)."""
