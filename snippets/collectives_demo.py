@@ -15,12 +15,14 @@ import torch.distributed as dist
 
 
 def choose_device(local_rank: int, local_world_size: int) -> torch.device:
-    """cuda:LOCAL_RANK when this node has a GPU for every local rank (NCCL), else the CPU (gloo).
+    """cuda:LOCAL_RANK if torch has NCCL and this node a GPU for every local rank, else the CPU.
 
     Fewer GPUs than ranks (2 ranks on a 1-GPU machine) gives gloo on CPU rather than rank 1
-    asking for a GPU that is not there ("invalid device ordinal").
+    asking for a GPU that is not there ("invalid device ordinal"); so does a CUDA build without
+    NCCL (Windows builds have none), rather than "Distributed package doesn't have NCCL built in".
     """
-    if torch.cuda.is_available() and torch.cuda.device_count() >= local_world_size:
+    enough_gpus = torch.cuda.is_available() and torch.cuda.device_count() >= local_world_size
+    if enough_gpus and dist.is_nccl_available():
         return torch.device("cuda", local_rank)
     return torch.device("cpu")
 
