@@ -47,6 +47,11 @@ PYTHON313 = os.environ.get("TORCHSHEET_PYTHON313", "3.13")
 GPU_RESULTS = "docs/_results"
 # The blocks gpu-host runs: every torchrun block that declares no GPU (Slurm's run by srun).
 CPU_TORCHRUN = "distributed and not gpu and not slurm"
+# What nox -s gpu records: the CUDA blocks, and the blocks that hold only without a GPU (skipped
+# there, with their reason); then, with the GPUs visible, the CPU blocks the CPU legs cannot
+# check as on a GPU host: the CPU torchrun blocks and the blocks exempted with '% gpu-host:'.
+GPU_RECORDED = "gpu or nogpu"
+GPUS_VISIBLE = f"({CPU_TORCHRUN}) or gpuhost"
 # What each side runs when no path is named: pytest's testpaths, overridden (a path in the
 # session's arguments runs instead; options alone keep these).
 SHEET_PATHS = ("-o", "testpaths=docs tests/sheet")
@@ -167,21 +172,23 @@ def update_outputs(session: nox.Session) -> None:
 
 @nox.session(python=PYTHON)
 def gpu(session: nox.Session) -> None:
-    """Run every block that needs CUDA (``pytest -m gpu``) and record it in docs/_results/.
+    """Run every block that needs CUDA (``pytest -m gpu``) and record it in docs/_results/, with
+    the blocks that hold only without a GPU (skipped there: ``nogpu``).
 
     Fails, unlike a plain ``pytest -m gpu`` on a laptop, when torch is a CPU build, when no
     CUDA device is visible, or when every selected block was skipped
     (``--torchsheet-expect-gpu``). TORCH_SPEC's default from PyPI is the CUDA build on Linux.
-    Then the CPU torchrun blocks run once more with the GPUs visible, as on a reader's machine
-    (``--torchsheet-gpus-visible``; recorded nowhere, a failure fails the session).
+    Then the CPU torchrun blocks and the blocks exempted with ``% gpu-host:`` run once more with
+    the GPUs visible, as on a reader's machine (``--torchsheet-gpus-visible``; recorded nowhere,
+    a failure fails the session).
     """
     install(session, "test")
     session.run(
-        "pytest", "-m", "gpu", "--torchsheet-expect-gpu", f"--torchsheet-results={GPU_RESULTS}",
-        *session.posargs,
+        "pytest", "-m", GPU_RECORDED, "--torchsheet-expect-gpu",
+        f"--torchsheet-results={GPU_RESULTS}", *session.posargs,
     )  # fmt: skip
     session.run(
-        "pytest", "-m", CPU_TORCHRUN, "--torchsheet-gpus-visible", "--torchsheet-results=", "docs",
+        "pytest", "-m", GPUS_VISIBLE, "--torchsheet-gpus-visible", "--torchsheet-results=", "docs",
     )  # fmt: skip
 
 

@@ -1,7 +1,10 @@
 """GPU-host mode: a CPU torchrun block that leans on the machine's default device fails with what
-a GPU host would do, at its page line; one that names its backend and device passes. One run in
-the mode over a page per pattern the review found, a right page and two misplaced exemptions;
-a run without the mode, side by side with it, shows the wrong pages pass there."""
+a GPU host would do, at its page line; one that names its backend and device passes. A block run
+at the page's prompt whose output holds only without a GPU (torch's own "CUDA is not available"
+warning shown, a device picked from is_available()) fails at its line too, unless it declares
+`needs-no-gpu` or says with '% gpu-host:' why it holds on both. One run in the mode over a page
+per pattern, the right pages and the misplaced declarations; a run without the mode, side by
+side with it, shows the wrong pages pass there."""
 
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -73,6 +76,31 @@ PAGES = {
     ),
 }
 PAGES["plain.md"] = "# Plain\n\n% gpu-host: a reason\n```python\nx = 1\n```\n"
+#: A block showing what torch warns without a GPU (install.md's autocast entry before the fix).
+AUTOCAST = (
+    ">>> import warnings\n>>> import torch\n"
+    ">>> with warnings.catch_warnings(record=True) as caught:\n"
+    '...     warnings.simplefilter("always")\n...     with torch.autocast("cuda"):\n'
+    "...         pass\n...\n>>> [str(w.message)[:24] for w in caught]\n"
+    "['CUDA is not available or']\n"
+)
+#: The fallback idiom: it creates its tensor on CUDA where there is one.
+FALLBACK = (
+    ">>> import torch\n"
+    '>>> device = torch.device("cuda" if torch.cuda.is_available() else "cpu")\n'
+    ">>> torch.ones(2, device=device).device.type == device.type\nTrue\n"
+)
+PAGES["autocast.md"] = f"# Autocast\n\n```python\n{AUTOCAST}```\n"
+PAGES["autocast_declared.md"] = (
+    f"# Declared\n\n```{{code-block}} python\n:class: needs-no-gpu\n{AUTOCAST}```\n"
+)
+PAGES["fallback_idiom.md"] = f"# Fallback\n\n```python\n{FALLBACK}```\n"
+PAGES["fallback_exempt.md"] = (
+    f"# Exempt\n\n% gpu-host: runs on any device\n```python\n{FALLBACK}```\n"
+)
+PAGES["no_gpu_launched.md"] = page("Launched", "pass\n").replace(
+    "needs-torchrun-2", "needs-torchrun-2 needs-no-gpu"
+)
 PAGES["no_reason.md"] = page("No reason", "pass\n").replace("```{", "% gpu-host:\n```{")
 #: page: what its run prints (a wrong page: its block's line, then the line leaning on a default)
 WRONG = {"bare_init.md": (9, NCCL_ONLY), "mesh_for_gloo.md": (9, NCCL_ONLY)}
@@ -85,7 +113,15 @@ REPORTS = {
     "named.md": "PASSED docs/named.md*",
     # The exempted block runs as without the mode, its output compared: once, in the same run.
     "shown_on_purpose.md": "PASSED docs/shown_on_purpose.md*",
-    "plain.md": "*docs/plain.md:4: '% gpu-host:' exempts a CPU torchrun block only*",
+    "plain.md": "PASSED docs/plain.md*",
+    "autocast.md": "*(it asked: torch.cuda.is_available() (at docs/autocast.md:8)): its output "
+    "holds only where no GPU is visible*needs-no-gpu*",
+    "autocast_declared.md": "PASSED docs/autocast_declared.md*",
+    "fallback_idiom.md": "*takes a CUDA path*(torch.cuda.is_available() (at docs/fallback_idiom."
+    "md:5); it would initialise CUDA (at docs/fallback_idiom.md:6))*% gpu-host: <reason>*",
+    "fallback_exempt.md": "PASSED docs/fallback_exempt.md*",
+    "no_gpu_launched.md": "*docs/no_gpu_launched.md:3: needs-no-gpu goes on a block run at the "
+    "page's prompt alone*",
     "no_reason.md": "*docs/no_reason.md:3: write '% gpu-host: <why it shows the default device>'*",
 }
 
@@ -99,6 +135,7 @@ def project(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def runs(project: Path) -> list[pytest.RunResult]:
     in_mode = ("-n", "0", "--continue-on-collection-errors", "--torchsheet-gpu-host")
     passing = ["mesh_for_gloo.md", "shard_no_mesh.md", "fallback.md", "shown_on_purpose.md"]
+    passing += ["autocast.md", "fallback_idiom.md"]
     without = ("-n", "0", *(f"docs/{page}" for page in passing))
     with ThreadPoolExecutor(2) as pool:
         return list(pool.map(lambda args: run_pytest(project, *args), (in_mode, without)))
@@ -110,11 +147,11 @@ def test_each_pattern_fails_at_its_line_and_the_named_page_passes(runs, page: st
 
 
 def test_nothing_else_fails(runs) -> None:
-    runs[0].assert_outcomes(passed=2, failed=4, errors=2)
+    runs[0].assert_outcomes(passed=15, failed=6, errors=2)
 
 
 def test_without_the_mode_the_wrong_pages_pass_on_cpu(runs) -> None:
-    runs[1].assert_outcomes(passed=4)
+    runs[1].assert_outcomes(passed=11)
 
 
 def test_launch_env_puts_the_check_first_only_for_cpu_blocks(monkeypatch) -> None:

@@ -150,3 +150,14 @@ def test_a_requirement_reads_back_from_its_recorded_data_and_in_words() -> None:
     for requirement, words in cases.items():
         assert Requirement(**requirement.as_data()) == requirement
         assert requirement.in_words == words
+
+
+def test_a_block_that_holds_only_without_a_gpu_is_skipped_where_one_is(monkeypatch) -> None:
+    from torchsheet_harness.run import hardware
+
+    requirement = Requirement(no_gpu=True)
+    assert requirement.markers == ("nogpu",) and requirement.label == "no GPU"
+    monkeypatch.setattr(hardware, "cuda_device_count", lambda: 0)
+    assert hardware.unmet_reason(requirement) is None
+    monkeypatch.setattr(hardware, "cuda_device_count", lambda: 1)
+    assert hardware.unmet_reason(requirement) == "holds only without a CUDA GPU; found 1"

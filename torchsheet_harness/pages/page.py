@@ -94,10 +94,11 @@ def _identify(
         block.requirement = parse_classes(" ".join(block.classes), where, block.is_python)
     except RequirementError as error:
         problems.append(str(error))
-    if block.gpu_host:
-        requirement = block.requirement
-        if not requirement.torchrun or requirement.gpus or requirement.slurm:
-            problems.append(f"{where}: '% gpu-host:' exempts a CPU torchrun block only")
+    requirement = block.requirement
+    if block.gpu_host and (requirement.gpus or requirement.slurm or requirement.no_gpu):
+        problems.append(
+            f"{where}: '% gpu-host:' exempts a CPU block only (no needs-* but torchrun)"
+        )
     return problems
 
 

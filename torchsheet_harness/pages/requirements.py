@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-KNOWN = "needs-cuda, needs-gpus-N, needs-torchrun-N, needs-slurm, shows-deprecation"
+KNOWN = "needs-cuda, needs-gpus-N, needs-no-gpu, needs-torchrun-N, needs-slurm, shows-deprecation"
 SHOWS_DEPRECATION = "shows-deprecation"
 _GPUS = re.compile(r"needs-gpus-([1-9][0-9]*)")
 _TORCHRUN = re.compile(r"needs-torchrun-([1-9][0-9]*)")
@@ -24,6 +24,11 @@ class Requirement:
     gpus: int = 0
     torchrun: int = 0
     slurm: bool = False
+    no_gpu: bool = False  # its output holds only where no CUDA GPU is visible
+
+    def __post_init__(self) -> None:
+        if self.no_gpu and (self.gpus or self.torchrun or self.slurm):
+            raise RequirementError("needs-no-gpu goes on a block run at the page's prompt alone")
 
     @property
     def is_cpu_only(self) -> bool:
@@ -33,7 +38,8 @@ class Requirement:
     def markers(self) -> tuple[str, ...]:
         """The pytest marker names this requirement selects under ``-m``."""
         needed = {"gpu": self.gpus, "multigpu": self.gpus >= 2, "distributed": self.torchrun}
-        return tuple(name for name, yes in {**needed, "slurm": self.slurm}.items() if yes)
+        needed |= {"slurm": self.slurm, "nogpu": self.no_gpu}
+        return tuple(name for name, yes in needed.items() if yes)
 
     @property
     def label(self) -> str:
@@ -47,6 +53,8 @@ class Requirement:
             parts.append(f"{self.gpus} GPUs")
         if self.slurm:
             parts.append("Slurm")
+        if self.no_gpu:
+            parts.append("no GPU")
         return " · ".join(parts) or "CPU"
 
     @property
@@ -54,6 +62,8 @@ class Requirement:
         """What the block needs, for a sentence: 'a CUDA GPU', '2 GPUs (2 processes, torchrun)'."""
         if self.slurm:
             words = "a Slurm cluster"
+        elif self.no_gpu:
+            words = "a machine without a CUDA GPU"
         elif self.gpus == 1:
             words = "a CUDA GPU"
         elif self.gpus:
@@ -66,7 +76,8 @@ class Requirement:
 
     def as_data(self) -> dict[str, int | bool]:
         """What results files record: ``Requirement(**data)`` gives it back."""
-        return {"gpus": self.gpus, "torchrun": self.torchrun, "slurm": self.slurm}
+        data = {"gpus": self.gpus, "torchrun": self.torchrun, "slurm": self.slurm}
+        return {**data, "no_gpu": True} if self.no_gpu else data
 
     @property
     def how_to_run(self) -> str:
@@ -84,6 +95,11 @@ class Requirement:
             )
         if self.gpus:
             return f"Needs {self.label}; tested with `pytest -m gpu` on a GPU runner."
+        if self.no_gpu:
+            return (
+                "Shows what torch does where no CUDA GPU is visible: tested on CPU runs, "
+                "skipped where a GPU is."
+            )
         return "Runs on CPU; tested on every run of the suite."
 
 
@@ -91,7 +107,7 @@ def parse_classes(classes: str, where: str, runs: bool = True) -> Requirement:
     """The requirement declared by a ``:class:`` value; ``where`` is 'page:line' for errors. A
     block that does not run (an output or text block) counts its ``needs-*`` classes only."""
     gpus = torchrun = 0
-    slurm = False
+    slurm = no_gpu = False
     for name in classes.split():
         if not runs and not name.startswith("needs-"):
             continue
@@ -103,8 +119,13 @@ def parse_classes(classes: str, where: str, runs: bool = True) -> Requirement:
             torchrun = int(match[1])
         elif name == "needs-slurm":
             slurm = True
+        elif name == "needs-no-gpu":
+            no_gpu = True
         elif name == SHOWS_DEPRECATION:
             continue  # not a need: what the block shows
         else:
             raise RequirementError(f"{where}: unknown requirement {name!r}; known: {KNOWN}")
-    return Requirement(gpus=gpus, torchrun=torchrun, slurm=slurm)
+    try:
+        return Requirement(gpus=gpus, torchrun=torchrun, slurm=slurm, no_gpu=no_gpu)
+    except RequirementError as error:
+        raise RequirementError(f"{where}: {error}") from None

@@ -26,6 +26,9 @@ MARKERS = {
     "multigpu": "needs two or more CUDA GPUs",
     "distributed": "launched as several processes by torchrun",
     "slurm": "needs a Slurm cluster (a private two-node cluster on this machine is started for it)",
+    "nogpu": "shows what torch does without a CUDA GPU (skipped where a GPU is visible)",
+    "gpuhost": "a CPU block exempt from the GPU-host check ('% gpu-host:'): nox -s gpu runs it "
+    "with the GPUs visible",
     "slow": "takes more than a few seconds",
     "torchsheet_inputs": "(paths) the project files a sheet-side test file's verdict reads: part "
     "of its reuse key, with its source and tests/support/",
@@ -49,9 +52,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption(
         "--torchsheet-gpu-host",
         action="store_true",
-        help="run CPU torchrun blocks as on a machine whose accelerator is CUDA: a block that "
-        "leans on the default device (a bare init_process_group(), fully_shard without mesh=) "
-        "fails with what a GPU host would do",
+        help="run CPU blocks as on a machine whose accelerator is CUDA: a torchrun block that "
+        "leans on the default device (a bare init_process_group(), fully_shard without mesh=), "
+        "or a block whose output holds only without a GPU, fails with what a GPU host would do",
     )
     group.addoption(
         "--torchsheet-gpus-visible",
@@ -104,6 +107,8 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         requirement = block.requirement
         for name in requirement.markers:
             item.add_marker(name)
+        if block.gpu_host is not None:
+            item.add_marker("gpuhost")
         if timeout and block.pasted and not item.get_closest_marker("timeout"):
             item.add_marker(pytest.mark.timeout(timeout))
         count = examples[id(item.example.document), block.line]

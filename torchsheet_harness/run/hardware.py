@@ -25,6 +25,8 @@ def unmet_reason(requirement: Requirement) -> str | None:
             if requirement.gpus == 1:
                 return f"needs CUDA, found {found} CUDA GPUs"
             return f"needs {requirement.gpus} CUDA GPUs, found {found}"
+    if requirement.no_gpu and (found := cuda_device_count()):
+        return f"holds only without a CUDA GPU; found {found}"
     if requirement.slurm and shutil.which("sbatch") is None:
         return "needs Slurm: sbatch not found (the CI script installs slurm-wlm)"
     return None

@@ -6,12 +6,14 @@ from __future__ import annotations
 
 import ast
 import io
-from contextlib import redirect_stdout
+from contextlib import nullcontext, redirect_stdout
 from dataclasses import dataclass
 
 from sybil import Example
 from sybil.evaluators.doctest import DocTestEvaluator, DocTestRunner, OutputChecker
 
+from ..locations import place
+from . import gpu_host_prompt
 from .deprecations import Watch
 from .evaluators import compare_output, padded_source, shows_deprecation, where
 from .outputs import OPTION_FLAGS, OutputMismatch, first_difference
@@ -55,6 +57,26 @@ class _Runner(DocTestRunner):
         super().report_unexpected_exception(out, test, example, exc_info)
 
 
+def gpu_host(example: Example):  # noqa: ANN201
+    """The GPU-host mode for a CPU block's example where the mode is on (:mod:`.gpu_host_prompt`),
+    else nothing."""
+    block = getattr(example.region, "block", None)
+    checked = block is not None and block.requirement.is_cpu_only and block.gpu_host is None
+    if not checked or not gpu_host_prompt.mode_on():
+        return None
+    return gpu_host_prompt.gpu_host(example.path, example.line)
+
+
+def explained(message: str | None, asked: gpu_host_prompt.Asked | None) -> str | None:
+    """A failure with what the block asked about CUDA in GPU-host mode, if it asked."""
+    if not message or asked is None or not asked.questions:
+        return message
+    note = f"{message}\n{asked.explain(place)}"
+    if isinstance(message, OutputMismatch):
+        return OutputMismatch(note, message.expected, message.got, message.part)
+    return note
+
+
 class DocTestExample(DocTestEvaluator):
     """Sybil's doctest evaluator, whose output failure is an :class:`.outputs.OutputMismatch`."""
 
@@ -64,15 +86,16 @@ class DocTestExample(DocTestEvaluator):
     def __call__(self, example: Example) -> str:
         __tracebackhide__ = True
         self.runner.mismatch = self.runner.exited = None
-        with Watch(example, shows_deprecation(example)) as watch:
+        host = gpu_host(example) or nullcontext()
+        with Watch(example, shows_deprecation(example)) as watch, host as asked:
             message = super().__call__(example)
         if self.runner.exited is not None:
             return ends_the_interpreter(example, example.line, self.runner.exited)
         deprecated = watch.failure()
         if message and self.runner.mismatch is not None:
             want, got, part = self.runner.mismatch
-            return OutputMismatch(message, want, got, part)
-        return message or deprecated or ""
+            message = OutputMismatch(message, want, got, part)
+        return explained(message, asked) or deprecated or ""
 
 
 @dataclass
@@ -85,17 +108,24 @@ class PythonBlock:
         __tracebackhide__ = True
         tree = ast.parse(padded_source(example), example.path)
         buffer = io.StringIO()
+        host = gpu_host(example) or nullcontext()
         with redirect_stdout(buffer), Watch(example, shows_deprecation(example)) as watch:
-            for statement in tree.body:
-                single = ast.Interactive([statement])
-                code = compile(single, example.path, "single", dont_inherit=True)
-                try:
-                    exec(code, example.namespace)
-                except SystemExit as exiting:
-                    return ends_the_interpreter(example, statement.lineno, exiting)
+            with host as asked:
+                for statement in tree.body:
+                    single = ast.Interactive([statement])
+                    code = compile(single, example.path, "single", dont_inherit=True)
+                    try:
+                        exec(code, example.namespace)
+                    except SystemExit as exiting:
+                        return ends_the_interpreter(example, statement.lineno, exiting)
+                    except Exception as error:
+                        if asked is not None and asked.questions and hasattr(error, "add_note"):
+                            error.add_note(asked.explain(place))
+                        raise
         got, deprecated = buffer.getvalue(), watch.failure()
         if self.expected is not None:
-            return compare_output(self.expected, got, where(example)) or deprecated
+            mismatch = compare_output(self.expected, got, where(example))
+            return explained(mismatch, asked) or deprecated
         if got.strip():
             return (
                 f"{where(example)}: the block printed output but the page shows none (a value "
