@@ -37,6 +37,8 @@ class BlockEntry(TypedDict, total=False):
     outcome: str  # one of OUTCOMES; absent: this environment did not run it whole
     reason: str  # why it was skipped
     seconds: float  # the block's examples, setup to teardown
+    printed: dict[str, str]  # example's first line -> what its code printed (where not empty)
+    uses: list[str]  # the torch names its code uses (their facts: ``Results.api``)
 
 
 class PageEntry(TypedDict, total=False):
@@ -53,6 +55,7 @@ class Results(TypedDict, total=False):
     last_run: dict[str, Any]
     pages: dict[str, PageEntry]
     test_files: dict[str, dict[str, str]]  # sheet test file -> its pass's reuse digest and date
+    api: dict[str, dict[str, Any]]  # torch name -> its signature, deprecation, or missing
 
 
 def page_digest(text: str) -> str:
@@ -169,9 +172,10 @@ def write_results(
     pages: dict[str, PageEntry],
     run: dict[str, Any],
     test_files: dict[str, dict[str, str]] | None = None,
+    api: dict[str, dict[str, Any]] | None = None,
 ) -> None:
-    """Merge ``pages`` and ``test_files`` into the file at ``path``, atomically (replacing another
-    environment's file, never mixing)."""
+    """Merge ``pages``, ``test_files`` and ``api`` into the file at ``path``, atomically
+    (replacing another environment's file, never mixing)."""
     environment = Environment(**{**environment, "key": environment_key(environment)})
     previous = read_results(path)
     if previous is None or previous["environment"].get("key") != environment["key"]:
@@ -184,6 +188,8 @@ def write_results(
     )
     if recorded_files := {**previous.get("test_files", {}), **(test_files or {})}:
         data["test_files"] = dict(sorted(recorded_files.items()))
+    if recorded_api := {**previous.get("api", {}), **(api or {})}:
+        data["api"] = dict(sorted(recorded_api.items()))
     path.parent.mkdir(parents=True, exist_ok=True)
     temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     temporary.write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from built_site import html_blocks, pages
 from planted import PAGE
-from sheet_site import CPU_213, CPU_214, CUDA_SKIP, H200, PASSED, build, plant, record
+from sheet_site import CPU_213, CPU_214, CPU_215, CUDA_SKIP, H200, PASSED, build, plant, record
 
 from torchsheet_harness.pages.requirements import Requirement, parse_classes
 from torchsheet_harness.results import Environment, Results, environment_key
@@ -203,7 +203,6 @@ def test_a_run_of_an_older_source_is_dropped_and_where_nothing_ran_is_not_verifi
 
 # docs/verification.md's table: the matrix, its newest version, when each environment verified
 
-CPU_215 = Environment(torch="2.15.0+cu132", cuda="13.2", device="CPU", gpus=0, python="3.11.7")
 ENVIRONMENTS_PAGE = (
     "# Small\n\nA page.\n\n```python\n>>> 1 + 1\n2\n```\n\n```{verified-environments}\n```\n"
 )

@@ -61,11 +61,19 @@ def test_written_by_the_xdist_controller_per_page_in_blocks(project: pytest.Pyte
     # Each block's seconds: its examples' setup, call and teardown; the rest is its result.
     seconds = {line: block.pop("seconds") for line, block in a["blocks"].items()}
     assert all(isinstance(value, float) and 0 <= value < 60 for value in seconds.values())
-    assert a["blocks"]["7"] == {"end": 12, "outcome": "passed"}
+    # What each example printed, by its line: what the site compares between torch versions.
+    assert a["blocks"]["7"] == {
+        "end": 12,
+        "outcome": "passed",
+        "printed": {"8": "2\n", "10": "6\n"},
+    }
     assert a["blocks"]["16"] == {  # one block of two >>> lines: one entry, its needs as data
         "end": 21, "requires": {"gpus": 1, "torchrun": 0, "slurm": False},
         "outcome": "skipped", "reason": "needs CUDA, found 0 CUDA GPUs",
+        "uses": ["torch", "torch.ones"],  # the torch names its code uses, even skipped
     }  # fmt: skip
+    # What this torch has for each name the recorded blocks use (read, not run).
+    assert data["api"]["torch.ones"] == {} and data["api"]["torch"] == {}
     assert a["blocks"]["24"] == {
         "end": 26, "not_run": "a shell command", "outcome": "skipped",
         "reason": "not run: a shell command",

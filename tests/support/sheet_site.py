@@ -17,6 +17,7 @@ torchsheet_results = 'results'
 """
 CPU_213 = Environment(torch="2.13.0+cpu", cuda=None, device="CPU", gpus=0, python="3.11.7")
 CPU_214 = Environment(torch="2.14.1", cuda="13.0", device="CPU", gpus=0, python="3.11.7")
+CPU_215 = Environment(torch="2.15.0+cu132", cuda="13.2", device="CPU", gpus=0, python="3.11.7")
 H200 = Environment(torch="2.11.0+cu130", cuda="13.0", device="NVIDIA H200", gpus=1, python="3.12.3")
 CUDA = {"gpus": 1, "torchrun": 0, "slurm": False}
 PASSED = {"outcome": "passed"}
@@ -70,14 +71,17 @@ def record(
     page: str = "index.md",
     stale: bool = False,
     folder: str = "results",
+    api: dict | None = None,
 ) -> None:
     """A schema-3 results file of ``environment`` for the planted ``page``: ``blocks`` by line,
-    recorded on its source as it is now (unless ``stale``)."""
+    recorded on its source as it is now (unless ``stale``), with the torch names' ``api`` facts."""
     source = root / "src"
     digest = "0" * 64 if stale else page_digest((source / page).read_text(encoding="utf-8"))
     environment = Environment(**environment, key=environment_key(environment))
     entry = {"sha256": digest, "finished": "2026-01-01 00:00 UTC", "errors": 0, "blocks": blocks}
     data = {"schema": 3, "environment": environment, "last_run": {}, "pages": {page: entry}}
+    if api is not None:
+        data["api"] = api
     path = source / folder / f"{environment['key']}.json"
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(data), encoding="utf-8")

@@ -19,6 +19,7 @@ from sybil.integration.pytest import SybilItem
 from ..locations import display_path, place
 from ..pages.model import Block
 from ..run import gpu_host
+from ..run.evaluators import PRINTED
 from ..run.regions import block_of
 
 MARKERS = {
@@ -34,6 +35,7 @@ MARKERS = {
     "of its reuse key, with its source and tests/support/",
 }
 BLOCK_PROPERTY = "torchsheet_block"
+PRINTED_PROPERTY = "torchsheet_printed"  # (example line, what its code printed)
 #: ``pytest --update-outputs`` (rewrite outputs in the pages) comes with this plugin.
 pytest_plugins = ["torchsheet_harness.pytest_plugin.update_outputs"]
 BLOCK_TIMEOUT_INI = "torchsheet_block_timeout"
@@ -202,6 +204,9 @@ def pytest_runtest_makereport(item: pytest.Item, call):
     if not isinstance(item, SybilItem):
         return
     block = block_of(item.example.region)
+    printed = getattr(item.example, PRINTED, None)
+    if call.when == "call" and printed is not None:
+        report.user_properties.append((PRINTED_PROPERTY, (item.example.line, printed)))
     if report.skipped and isinstance(report.longrepr, tuple):
         # A skip raised by an evaluator would be reported at the evaluator's line; point it at
         # the page and the block's first line, so pytest folds a block's statements into one

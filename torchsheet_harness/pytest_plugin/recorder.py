@@ -11,11 +11,12 @@ from pathlib import Path
 import pytest
 
 from .. import results, reuse_key
+from ..checks import api_facts
 from ..environment import current as current_environment
 from ..environment import fingerprint, gpu_run_refusal
 from ..pages.model import Block
 from ..pages.page import read_page
-from . import block_of_report, timings
+from . import PRINTED_PROPERTY, block_of_report, timings
 
 SHEET_TESTS = "tests/sheet/"
 
@@ -49,6 +50,8 @@ class RunRecord:
         self.seconds: defaultdict[tuple[str, int], float] = defaultdict(float)
         self.call_seconds: defaultdict[tuple[str, int], float] = defaultdict(float)
         self.collection_errors: set[str] = set()
+        self.printed: defaultdict[tuple[str, int], dict[str, str]] = defaultdict(dict)
+        self.names: set[str] = set()  # the torch names of the blocks recorded
         self.test_files: dict[str, set[str]] = defaultdict(set)  # sheet file → its outcomes
 
     def page_of(self, nodeid: str) -> str | None:
@@ -72,6 +75,10 @@ class RunRecord:
             return
         key = (page, block["line"])
         self.seconds[key] += report.duration
+        if printed := dict(report.user_properties).get(PRINTED_PROPERTY):
+            line, text = printed
+            if text:
+                self.printed[key][str(line)] = text
         self.examples[key] = block.get("examples", 1)
         if report.when == "call":
             self.call_seconds[key] += report.duration
@@ -106,6 +113,11 @@ class RunRecord:
             if outcome == "skipped":
                 entry["reason"] = self.reasons[page, block.line]
             entry["seconds"] = round(self.seconds[page, block.line], 3)
+            if printed := self.printed.get((page, block.line)):
+                entry["printed"] = dict(sorted(printed.items(), key=lambda item: int(item[0])))
+        if uses := api_facts.block_names(block):
+            entry["uses"] = uses
+            self.names.update(uses)
         return entry
 
     def entries(self, finished: str, harness: str, env: str) -> dict[str, results.PageEntry]:
@@ -210,7 +222,8 @@ class ResultsRecorder:
             self.summary.append("torchsheet: block results not recorded: disabled (empty path)")
             return
         run = {"args": list(self.config.invocation_params.args), "finished": finished}
-        results.write_results(path, found, pages, run, files)
+        api = api_facts.facts(sorted(record.names))
+        results.write_results(path, found, pages, run, files, api)
         blocks = sum("outcome" in b for page in pages.values() for b in page["blocks"].values())
         also = f" and {len(files)} test files' passes" if files else ""
         recorded = f"results of {blocks} blocks on {len(pages)} pages{also}"

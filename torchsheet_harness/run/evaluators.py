@@ -31,6 +31,11 @@ SNIPPET_TIMEOUT_SECONDS = 180.0
 LAUNCH_TIMEOUT_SECONDS = 180.0
 
 
+#: The attribute an evaluator sets on an example to what its code printed (the recorder keeps it
+#: per environment: the site compares it between torch versions).
+PRINTED = "torchsheet_printed"
+
+
 def where(example: Example, line: int | None = None) -> str:
     """'docs/page.md:42' for an example (or for ``line`` of its page)."""
     return place(example.path, example.line if line is None else line)
@@ -131,6 +136,7 @@ def run_in_workdir(
         return failure
     with tempfile.TemporaryDirectory(prefix=prefix) as workdir:
         failure, stdout = run(Path(workdir))
+    setattr(example, PRINTED, stdout)
     if failure is not None:
         return f"{where(example)}: {failure}"
     if expected is not None:

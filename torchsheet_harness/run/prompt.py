@@ -15,7 +15,7 @@ from sybil.evaluators.doctest import DocTestEvaluator, DocTestRunner, OutputChec
 from ..locations import place
 from . import gpu_host_prompt
 from .deprecations import Watch
-from .evaluators import compare_output, padded_source, shows_deprecation, where
+from .evaluators import PRINTED, compare_output, padded_source, shows_deprecation, where
 from .outputs import OPTION_FLAGS, OutputMismatch, first_difference
 
 
@@ -23,7 +23,7 @@ class _RecordingChecker(OutputChecker):
     """Sybil's checker, remembering the last (want, got) compared: for an example that shows a
     traceback, doctest compares only its exception line(s), and this says which."""
 
-    last: tuple[str, str] = ("", "")
+    last: tuple[str, str] | None = None
 
     def check_output(self, want: str, got: str, optionflags: int) -> bool:
         self.last = (want, got)
@@ -86,9 +86,12 @@ class DocTestExample(DocTestEvaluator):
     def __call__(self, example: Example) -> str:
         __tracebackhide__ = True
         self.runner.mismatch = self.runner.exited = None
+        self.runner._checker.last = None
         host = gpu_host(example) or nullcontext()
         with Watch(example, shows_deprecation(example)) as watch, host as asked:
             message = super().__call__(example)
+        if self.runner._checker.last is not None:  # what it printed, or the exception line
+            setattr(example, PRINTED, self.runner._checker.last[1])
         if self.runner.exited is not None:
             return ends_the_interpreter(example, example.line, self.runner.exited)
         deprecated = watch.failure()
@@ -123,6 +126,7 @@ class PythonBlock:
                             error.add_note(asked.explain(place))
                         raise
         got, deprecated = buffer.getvalue(), watch.failure()
+        setattr(example, PRINTED, got)
         if self.expected is not None:
             mismatch = compare_output(self.expected, got, where(example))
             return explained(mismatch, asked) or deprecated

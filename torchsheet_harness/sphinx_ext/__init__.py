@@ -8,6 +8,7 @@ from typing import Any
 from sphinx.application import Sphinx
 
 from . import (
+    changes,
     copy_text,
     downloads,
     errors_index,
@@ -40,6 +41,7 @@ def setup(app: Sphinx) -> dict[str, Any]:
     app.add_role("errors-count", errors_index.errors_count_role)
     app.add_directive("run-times", directive(run_times.run_times))
     app.add_directive("verified-environments", directive(run_times.verified_environments))
+    app.add_directive("what-changed", directive(changes.what_changed))
     # After sphinx-copybutton's own config-inited (priority 500): the copied text pastes at the
     # classic prompt too.
     app.connect("config-inited", copy_text.wrap_copybutton, priority=900)

@@ -11,10 +11,10 @@ from sphinx.application import Sphinx
 
 from ..pages.model import Block
 from ..pages.requirements import Requirement
-from . import store
+from . import store, versions
 from .rendering import code_text, link, placeholder
 from .status_text import Status, section_status, status_of
-from .verdicts import block_verdict
+from .verdicts import block_verdict, describe_keys
 
 CPU_HOW = Requirement().how_to_run
 
@@ -85,9 +85,10 @@ class block_badge(placeholder):  # noqa: N801 (docutils node names)
         view = store.view(app, docname)
         state, result = block_verdict(view, self["line"]) or ("", "")
         label, how, kinds = self["label"], self["how"], self["kinds"].split()
+        history = block_history(app, docname, view, self["line"])
         if not label:  # a CPU block: a badge only for a verdict worth a line
             if state in ("", "unverified"):
-                return []
+                return history
             label, how = ("failing" if state == "failed" else "partly verified"), CPU_HOW
         if state:
             kinds.append(f"ts-result-{state}")
@@ -99,7 +100,42 @@ class block_badge(placeholder):  # noqa: N801 (docutils node names)
             badge += nodes.inline(result, result, classes=["ts-result"])
         block = self.next_node(descend=False, siblings=True)
         block.parent.remove(block)
-        return [nodes.container("", badge, block, classes=["ts-gated"])]
+        return [nodes.container("", badge, *history, block, classes=["ts-gated"])]
+
+
+def block_history(app: Sphinx, docname: str, view, line: int) -> list[nodes.Node]:  # noqa: ANN001
+    """The line above a block: the torch versions (and devices) it passed on, where it was
+    skipped, the versions it printed differently on (linked to the what-changed page), and what
+    changed in the torch names it uses; none where no run recorded it."""
+    ran = versions.ran_on(view, line)
+    if not ran:
+        return []
+    line_nodes: list[nodes.Node] = [nodes.Text(f"Ran with {ran}")]
+    if differs := versions.differences(view, line):
+        keys = {key for texts in differs.values() for key in texts}
+        where = describe_keys(view.environments, versions.ordered(
+            {k: view.environments[k] for k in keys}))  # fmt: skip
+        anchor = changed_anchor(docname, line)
+        line_nodes += [
+            nodes.Text("; prints differently with "),
+            nodes.Text(where),
+            nodes.Text(": "),
+        ]
+        line_nodes.append(link(app, docname, CHANGES_PAGE, anchor, [nodes.Text("what changed")]))
+    uses = {name for entry in view.blocks.get(line, {}).values() for name in entry.get("uses", [])}
+    if notes := versions.in_words(versions.api_changes(store.found_results(app), uses)):
+        line_nodes += [nodes.Text(". "), *code_text(notes.removesuffix("."))]
+    line_nodes.append(nodes.Text("."))
+    return [nodes.paragraph("", "", *line_nodes, classes=["ts-versions", "no-search"])]
+
+
+#: The generated page of what changed between the torch versions (docs/changes.md).
+CHANGES_PAGE = "changes"
+
+
+def changed_anchor(docname: str, line: int) -> str:
+    """The what-changed page's anchor of block ``line`` of ``docname``."""
+    return f"changed-{docname.replace('/', '-')}-{line}"
 
 
 def place_badge(node: nodes.literal_block, wrapper: nodes.Element, block: Block) -> None:
