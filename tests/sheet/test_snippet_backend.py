@@ -1,6 +1,7 @@
 """Every snippet that picks a backend picks it the same way, whatever the number of GPUs: NCCL
-and ``cuda:LOCAL_RANK`` only when the node has a GPU for every local rank, else gloo on CPU
-(``torch.cuda`` patched to report 0, 1 or 2 GPUs); and names its backend and mesh."""
+and ``cuda:LOCAL_RANK`` only when the build has NCCL and the node has a GPU for every local rank,
+else gloo on CPU (``torch.cuda`` patched to report 0, 1 or 2 GPUs, NCCL to be built in or not:
+Windows CUDA builds have none); and names its backend and mesh."""
 
 import ast
 import importlib.util
@@ -49,9 +50,10 @@ def test_the_snippets_that_pick_are_found() -> None:
 def gpus(monkeypatch: pytest.MonkeyPatch):
     """Call with a count: torch.cuda then reports that many GPUs."""
 
-    def visible(count: int) -> None:
+    def visible(count: int, nccl: bool = True) -> None:
         monkeypatch.setattr(torch.cuda, "device_count", lambda: count)
         monkeypatch.setattr(torch.cuda, "is_available", lambda: count > 0)
+        monkeypatch.setattr(dist, "is_nccl_available", lambda: nccl)
 
     return visible
 
@@ -71,6 +73,13 @@ def gpus(monkeypatch: pytest.MonkeyPatch):
 def test_choose_device(gpus, name, visible, local_world_size, local_rank, expected) -> None:
     gpus(visible)
     assert str(load(name).choose_device(local_rank, local_world_size)) == expected
+
+
+@pytest.mark.parametrize("name", PICKING)
+def test_a_cuda_build_without_nccl_picks_gloo(gpus, name) -> None:
+    """Windows' CUDA builds: GPUs for every rank, and no NCCL."""
+    gpus(2, nccl=False)
+    assert str(load(name).choose_device(1, 2)) == "cpu"
 
 
 class Joined(Exception):
