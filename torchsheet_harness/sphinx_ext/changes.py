@@ -16,15 +16,16 @@ from .rendering import cell, link, placeholder, table
 from .status import changed_anchor
 
 
-def _example_source(docname: str, app: Sphinx, line: int, example: int) -> str:
-    """The code of the example of block ``line`` starting on page line ``example``."""
+def _example_source(docname: str, app: Sphinx, line: int, example: int) -> tuple[str, str]:
+    """(code, language) of the example of block ``line`` starting on page line ``example``."""
     block = read_page(app.env.doc2path(docname)).block_at(line)
     if block is None:
-        return ""
+        return "", "text"
     for parsed in prompt_examples(block.code) or []:
         if block.first_code_line + parsed.lineno == example:
-            return parsed.source.rstrip("\n")
-    return block.code.rstrip("\n")
+            return parsed.source.rstrip("\n"), "python"
+    script = block.included is not None and block.included.suffix != ".py"
+    return block.code.rstrip("\n"), "bash" if script else "python"
 
 
 def _changed_block(app: Sphinx, docname: str, here: str, line: int, diffs) -> nodes.section:  # noqa: ANN001
@@ -35,8 +36,8 @@ def _changed_block(app: Sphinx, docname: str, here: str, line: int, diffs) -> no
     section += nodes.title("", "", link(app, here, docname, block.slug if block else "",
                                         [nodes.Text(heading)]))  # fmt: skip
     for example, texts in diffs.items():
-        code = _example_source(docname, app, line, int(example))
-        section += nodes.literal_block(code, code, language="python")
+        code, language = _example_source(docname, app, line, int(example))
+        section += nodes.literal_block(code, code, language=language)
         header = [f"torch {describe_torch(view.environments[k])} on "
                   f"{describe_device(view.environments[k])}" for k in texts]  # fmt: skip
         row = nodes.row(

@@ -112,15 +112,16 @@ def block_history(app: Sphinx, docname: str, view, line: int) -> list[nodes.Node
         return []
     line_nodes: list[nodes.Node] = [nodes.Text(f"Ran with {ran}")]
     if differs := versions.differences(view, line):
-        keys = {key for texts in differs.values() for key in texts}
-        where = describe_keys(view.environments, versions.ordered(
-            {k: view.environments[k] for k in keys}))  # fmt: skip
+        first = versions.ordered(view.environments)
+        oldest = next(key for key in first if key in next(iter(differs.values())))
+        other = sorted({
+            key for texts in differs.values() for key, text in texts.items()
+            if versions.comparable(text) != versions.comparable(texts[oldest])
+        }, key=first.index)  # fmt: skip
+        where = describe_keys(view.environments, other)
+        than = describe_keys(view.environments, [oldest])
+        line_nodes.append(nodes.Text(f"; prints differently with {where} than with {than}: "))
         anchor = changed_anchor(docname, line)
-        line_nodes += [
-            nodes.Text("; prints differently with "),
-            nodes.Text(where),
-            nodes.Text(": "),
-        ]
         line_nodes.append(link(app, docname, CHANGES_PAGE, anchor, [nodes.Text("what changed")]))
     uses = {name for entry in view.blocks.get(line, {}).values() for name in entry.get("uses", [])}
     if notes := versions.in_words(versions.api_changes(store.found_results(app), uses)):

@@ -6,6 +6,7 @@ differently on some version (:func:`differences`), and what changed in the torch
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
@@ -13,6 +14,27 @@ from .. import results
 from ..matrix import version_key
 from ..results import Environment, Results
 from .verdicts import PageView, describe_keys, join
+
+#: What differs from run to run or from build to build, not between torch versions: left out
+#: before comparing (an address, a process id, a port, a time, a file's path or source line).
+NOISE = [
+    (re.compile(r"0x[0-9a-f]+"), "0x…"),
+    (re.compile(r"(pid(?:\(s\))?:?|process) \d+"), r"\1 …"),
+    (re.compile(r"(\", line )\d+"), r"\1…"),
+    (re.compile(r"(port[:=]? ?|MASTER_PORT=|127\.0\.0\.1\]?[:,] ?|localhost[:,] ?)\d+"), r"\1…"),
+    (re.compile(r"TORCHELASTIC_RUN_ID=\S+"), "TORCHELASTIC_RUN_ID=…"),
+    (re.compile(r"\d{4}-\d\d-\d\d[_ T]\d\d:\d\d:\d\d"), "…"),
+    (re.compile(r"\d+(\.\d+)? ?(ms|s|GB/s|MB/s)\b"), r"… \2"),
+    (re.compile(r"\S*/site-packages/"), "…/site-packages/"),
+    (re.compile(r"\.(cpp|cc|cu|h|hpp|py):\d+"), r".\1:…"),
+]
+
+
+def comparable(text: str) -> str:
+    """``text`` without what varies from run to run (:data:`NOISE`)."""
+    for pattern, replacement in NOISE:
+        text = pattern.sub(replacement, text)
+    return text
 
 
 def ordered(environments: dict[str, Environment]) -> list[str]:
@@ -37,7 +59,8 @@ def ran_on(view: PageView, line: int) -> str:
 
 def differences(view: PageView, line: int) -> dict[str, dict[str, str]]:
     """Example line → environment → what it printed, for each example of block ``line`` whose
-    output differs between the environments that passed the whole block."""
+    output differs between the environments that passed the whole block (beyond
+    :data:`NOISE`)."""
     passed = ordered({k: view.environments[k] for k in view.where(line, "passed")})
     entries = view.blocks.get(line, {})
     printed = {key: entries[key].get("printed", {}) for key in passed}
@@ -45,7 +68,7 @@ def differences(view: PageView, line: int) -> dict[str, dict[str, str]]:
     found = {}
     for example in examples:
         texts = {key: printed[key].get(example, "") for key in passed}
-        if len(set(texts.values())) > 1:
+        if len({comparable(text) for text in texts.values()}) > 1:
             found[example] = texts
     return found
 
@@ -68,11 +91,47 @@ def _fact_changes(name: str, facts: list[tuple[str, dict]]) -> list[Change]:
         elif after.get("missing") and not before.get("missing"):
             changes.append(Change(name, "removed", version))
         elif before.get("signature") != after.get("signature") and not after.get("missing"):
-            detail = f"{before.get('signature', '?')} → {after.get('signature', '?')}"
-            changes.append(Change(name, "signature changed", version, detail))
+            detail = _signature_change(before.get("signature", ""), after.get("signature", ""))
+            if detail is not None:  # not only its annotations
+                changes.append(Change(name, "signature changed", version, detail))
         if after.get("deprecated") and not before.get("deprecated"):
             changes.append(Change(name, "deprecated", version, str(after["deprecated"])))
     return changes
+
+
+def parameters(signature: str) -> list[str]:
+    """The parameters of a signature's text, '(a, b: int = 1) -> None' → ['a', 'b: int = 1']."""
+    inside = signature[signature.find("(") + 1 : signature.rfind(")")]
+    found, depth, current = [], 0, ""
+    for char in inside:
+        if char in "([{":
+            depth += 1
+        elif char in ")]}":
+            depth -= 1
+        if char == "," and depth == 0:
+            found.append(current.strip())
+            current = ""
+        else:
+            current += char
+    return [part for part in [*found, current.strip()] if part]
+
+
+def _bare(parameter: str) -> str:
+    """A parameter without its annotation: 'b: int = 1' → 'b=1', '*args: Any' → '*args'."""
+    name, _, default = comparable(parameter).partition("=")
+    name = name.split(":", 1)[0].strip()
+    return f"{name}={default.strip()}" if default else name
+
+
+def _signature_change(before: str, after: str) -> str | None:
+    """'added: y=1; removed: z' between two signatures; None when only annotations differ."""
+    old, new = map(_bare, parameters(before)), map(_bare, parameters(after))
+    old, new = list(old), list(new)
+    added = [p for p in new if p not in old]
+    removed = [p for p in old if p not in new]
+    parts = [f"{what}: {', '.join(items)}" for what, items in (("added", added),
+             ("removed", removed)) if items]  # fmt: skip
+    return "; ".join(parts) or (None if old == new else "parameters reordered")
 
 
 def api_changes(found: Iterable[Results], names: Iterable[str] | None = None) -> list[Change]:
