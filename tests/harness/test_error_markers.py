@@ -86,12 +86,14 @@ def test_a_marker_whose_block_does_not_show_it_is_a_problem() -> None:
 
 
 EVIDENCE = """\
-rank,count,message,area,cpu,sources,page,marker,aliases,why_not
-1,90,division by zero,math,yes,so,docs/page.md,division by zero,,
-2,80,old one,math,yes,so,page.md,float division by zero,,
-3,70,not on the page,math,yes,so,docs/page.md,a message nobody marked,,
-4,60,no page yet,math,no,so,,,,needs a GPU
-5,50,a page that is not,math,yes,so,docs/gone.md,division by zero,,
+rank,count,kind,message,area,cpu,sources,page,marker,section,aliases,why_not
+1,90,message,division by zero,math,yes,so,docs/page.md,division by zero,,,
+2,80,message,old one,math,yes,so,page.md,float division by zero,,,
+3,70,message,not on the page,math,yes,so,docs/page.md,a message nobody marked,,,
+4,60,message,no page yet,math,no,so,,,,,needs a GPU
+5,50,message,a page that is not,math,yes,so,docs/gone.md,division by zero,,,
+6,40,howto,how to divide safely,math,yes,so,docs/page.md,,zero-division,,
+7,30,howto,a how-to whose section went,math,yes,so,docs/page.md,,safe-division,,
 """
 
 
@@ -123,4 +125,6 @@ def test_the_index_groups_messages_by_area_and_the_evidence_file_holds_pages_to_
     assert "evidence/errors.csv:4: no '% error:', '% warning:' or '% alias:' marker on " in warnings
     assert "has the text 'a message nobody marked'" in warnings
     assert "evidence/errors.csv:6: page 'docs/gone.md' is not a page of the site" in warnings
-    assert len(re.findall(r"evidence/errors\.csv:\d+", warnings)) == 2
+    # A how-to row names the section that answers it.
+    assert "evidence/errors.csv:8: no section of docs/page.md has the id 'safe-division'" in warnings
+    assert len(re.findall(r"evidence/errors\.csv:\d+", warnings)) == 3

@@ -1,8 +1,8 @@
 """``{errors}``: every message a block shows torch raising (``% error:``, ``% warning:``, with their
 ``% alias:`` wordings), by area: the page it is on; ``{errors-count}``: how many. And the errors
 evidence file (``torchsheet_errors_evidence``): a row whose ``page`` is set promises that page a
-marker whose text is the row's ``marker``; a broken promise is a build warning naming the file
-and row (a missing file is not an error)."""
+marker whose text is the row's ``marker`` (a how-to row: a section whose id is its ``section``);
+a broken promise is a build warning naming the file and row (a missing file is not an error)."""
 
 from __future__ import annotations
 
@@ -49,7 +49,7 @@ class errors_index(placeholder):  # noqa: N801 (docutils node names)
         total = sum(len(entries) for _, entries in found)
         summary = (
             f"{total} messages, each raised by a block on its page, in {len(found)} areas: the "
-            "troubleshooting pages, in their order."
+            "pages that show them, in the site's order."
         )
         content = nodes.container("", nodes.paragraph("", summary, classes=["ts-qr-summary"]),
                                   classes=["no-search"])  # fmt: skip
@@ -126,8 +126,15 @@ def check_evidence(app: Sphinx, env: Any) -> None:
             if not page:
                 continue
             docname = page.removeprefix("docs/").removesuffix(".md")  # either form names it
+            section = (row.get("section") or "").strip()
             if docname not in env.found_docs:
                 why = f"page {page!r} is not a page of the site"
+            elif row.get("kind") == "howto":
+                if section in store.records(env).get(docname, store.PageRecord()).sections:
+                    continue
+                why = (
+                    f"no section of {page} has the id {section!r} (a how-to row names its section)"
+                )
             elif (row.get("marker") or "").strip() in marker_texts(env, docname):
                 continue
             else:

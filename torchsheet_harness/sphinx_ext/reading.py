@@ -46,6 +46,9 @@ def read_page_doctree(app: Sphinx, document: nodes.document) -> None:
             "start the page with '# Title' and one sentence on what it is for"
         ), "purpose")  # fmt: skip
     record.has_code = any(document.findall(nodes.literal_block))
+    record.sections = [
+        ident for section in document.findall(nodes.section) for ident in section["ids"]
+    ]
     targets: set[str] = set()
     for node in list(document.findall(nodes.literal_block)):
         block = page.block_at(node.line or 0) if "output" not in node["classes"] else None

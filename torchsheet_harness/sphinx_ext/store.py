@@ -44,6 +44,7 @@ class PageRecord:
     has_code: bool = False
     blocks: list[MarkedBlock] = field(default_factory=list)
     quickref_sections: list[str] = field(default_factory=list)
+    sections: list[str] = field(default_factory=list)  # the ids of its sections
     shows_others: bool = False  # holds an index or a count of other pages' markers
     warned: bool = False  # read again by every build until it no longer warns
 
