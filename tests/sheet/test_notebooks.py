@@ -265,3 +265,15 @@ def test_a_notebook_launches_as_the_tests_do(kind: str, zygote) -> None:
     page = _launching(LAUNCHING[kind])
     client = run_notebook(page, zygote, launched=LAUNCHING[kind])
     assert client.ran and not client.failures, "\n".join(client.failures)
+
+
+GPU_PAGES = [page for page in PAGES if any(NEEDS_GPU in tags(c) for c in notebook(page)["cells"])]
+
+
+@pytest.mark.gpu
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs CUDA, found 0 CUDA GPUs")
+@pytest.mark.parametrize("page", GPU_PAGES, ids=docname)
+def test_a_gpu_pages_notebook_runs_its_gpu_cells(page: Path, zygote) -> None:
+    """Where a GPU run happens (nox -s gpu): the notebook again, its GPU cells run too."""
+    client = run_notebook(page, zygote)
+    assert client.gpu and not client.failures, "\n".join(client.failures)
