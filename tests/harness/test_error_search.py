@@ -25,6 +25,12 @@ KNOWN_MISSES = {
         "the block prints the message without its class (a gated block, never run on a GPU "
         "here), and a traceback is searched by its exception line, found by its class"
     ),
+    ("module 'torch' has no attribute 'rfft'", "other-run"): (
+        "both quoted names are the message's subject: with parameter names for 'torch' and "
+        "'rfft', 'module ... has no attribute' is left, and the pages on state_dict keys hold "
+        "those names; a title 'AttributeError: module ...' ranks it first but pushes "
+        "\"'Net' object has no attribute\" out of its first three"
+    ),
     ("ProcessGroupNCCL is only supported with GPUs, no GPUs found!", "alias-1"): (
         "pasted with the marker's ValueError, where 2.15 raises this wording as a RuntimeError; "
         "'nccl2' is discussed on the process-groups page too"
