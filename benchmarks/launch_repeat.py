@@ -86,8 +86,8 @@ def run_once(python: str, ids: list[str], junit: Path, env_extra: dict[str, str]
     """One pytest run over ``ids`` (2 workers, as CI); its wall seconds."""
     import os
 
-    command = [python, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-n", "2",
-               "--dist", "loadfile", "--torchsheet-results=", f"--junitxml={junit}", *ids]  # fmt: skip
+    command = [python, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-n", "2", "--dist",
+               "loadfile", "--torchsheet-results=", f"--junitxml={junit}", *ids]  # fmt: skip
     start = time.perf_counter()
     subprocess.run(command, cwd=ROOT, env={**os.environ, "CI": "true", **env_extra},
                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=3600)  # fmt: skip
