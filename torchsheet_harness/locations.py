@@ -12,11 +12,19 @@ _START_DIR = Path.cwd()
 NOT_PAGES = ("_build",)
 
 
+def is_page(path: Path, docs: Path) -> bool:
+    """Whether ``path`` is a page of ``docs``: a ``*.md`` file under it, at any depth outside
+    ``_build`` (whose Markdown twins are output, not pages)."""
+    try:
+        parts = Path(path).absolute().relative_to(Path(docs).absolute()).parts
+    except ValueError:
+        return False
+    return Path(path).suffix == ".md" and not set(parts) & {*NOT_PAGES}
+
+
 def page_files(docs: Path) -> list[Path]:
-    """Every page under ``docs``: its ``*.md`` files outside ``_build``, sorted."""
-    return sorted(
-        page for page in docs.rglob("*.md") if not set(page.relative_to(docs).parts) & {*NOT_PAGES}
-    )
+    """Every page under ``docs``, sorted."""
+    return sorted(page for page in docs.rglob("*.md") if is_page(page, docs))
 
 
 def line_at(text: str, offset: int) -> int:

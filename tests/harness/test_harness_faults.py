@@ -184,3 +184,14 @@ def test_a_page_block_times_out_after_its_own_default(project: pytest.Pytester) 
     assert timeouts[1] is None  # torchrun keeps the suite's timeout and its launcher's own
     items, _ = project.inline_genitems("docs/blocks.md", "-o", "torchsheet_block_timeout=5")
     assert items[0].get_closest_marker("timeout").args == (5.0,)
+
+
+def test_the_sites_markdown_twins_are_not_pages(pytester: pytest.Pytester) -> None:
+    """A docs build writes a ``.md`` twin of every page under ``docs/_build/html``; a run after a
+    build collects the pages, never their twins (whose setup blocks are plain text)."""
+    twin = "# Sections\n\n```text\nnot a page\n```\n"
+    write_project(pytester.path, {"sections.md": SECTIONS, "_build/html/a/sections.md": twin})
+    result = pytester.runpytest_inprocess("--collect-only", "-q")
+    ids = [line for line in result.outlines if "::" in line]
+    assert ids and all(line.startswith("docs/sections.md::") for line in ids), result.outlines
+    assert result.ret == 0, result.outlines

@@ -7,7 +7,7 @@ from pathlib import Path
 from sybil import Example, Sybil
 from sybil.parsers.myst import ClearNamespaceParser
 
-from ..locations import NOT_PAGES
+from ..locations import is_page
 from .page_state import page_setup, page_teardown
 from .regions import PageParser, block_of
 
@@ -17,7 +17,6 @@ def page_sybil(path: Path) -> Sybil:
     return PageSybil(
         parsers=[PageParser(), ClearNamespaceParser()],
         patterns=["*.md"],
-        excludes=[f"{folder}/*" for folder in NOT_PAGES],
         path=str(Path(path).absolute()),
         setup=page_setup,
         teardown=page_teardown,
@@ -32,3 +31,8 @@ class PageSybil(Sybil):
         block = block_of(example.region)
         name = super().identify(example)
         return f"{name}[{block.slug}]" if block is not None and block.slug else name
+
+    def should_parse(self, path: Path) -> bool:
+        """Pages only: Sybil's ``excludes`` match a path from its end, so ``_build/*`` would miss
+        the site's Markdown twins two folders down (``_build/html/distributed/ddp.md``)."""
+        return is_page(path, Path(self.path)) and super().should_parse(path)
