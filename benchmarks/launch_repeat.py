@@ -82,15 +82,17 @@ def _example_lines(block, first: int) -> list[int]:  # noqa: ANN001
             if text.startswith(">>> ")]  # fmt: skip
 
 
-def run_once(python: str, ids: list[str], junit: Path, env_extra: dict[str, str]) -> float:
-    """One pytest run over ``ids`` (2 workers, as CI); its wall seconds."""
+def run_once(python: str, args: list[str], junit: Path, env_extra: dict[str, str]) -> float:
+    """One pytest run with ``args`` (2 workers, as CI); its wall seconds."""
     import os
 
     command = [python, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-n", "2", "--dist",
-               "loadfile", "--torchsheet-results=", f"--junitxml={junit}", *ids]  # fmt: skip
+               "loadfile", f"--junitxml={junit}", *args]  # fmt: skip
     start = time.perf_counter()
-    subprocess.run(command, cwd=ROOT, env={**os.environ, "CI": "true", **env_extra},
-                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=3600)  # fmt: skip
+    done = subprocess.run(command, cwd=ROOT, env={**os.environ, "CI": "true", **env_extra},
+                          capture_output=True, text=True, timeout=3600)  # fmt: skip
+    if not junit.exists():  # pytest stopped before running anything: say why, loudly
+        raise SystemExit(f"{' '.join(command[:12])} ...: no results\n{done.stdout}{done.stderr}")
     return time.perf_counter() - start
 
 
@@ -98,15 +100,26 @@ def outcomes(junit: Path) -> dict[str, tuple[str, float, str]]:
     """Test id → (passed, failed or skipped, seconds, the failure's first line)."""
     found = {}
     for case in ElementTree.parse(junit).getroot().iter("testcase"):
-        name = f"{case.get('classname', '')}::{case.get('name', '')}"
+        module = case.get("classname", "")  # 'docs.troubleshooting.install.md' for a page
+        if module.endswith(".md"):
+            module = module.removesuffix(".md").replace(".", "/") + ".md"
+        name = f"{module}::{case.get('name', '')}"
         failure = case.find("failure")
         if failure is None:
             failure = case.find("error")
         skipped = case.find("skipped") is not None
         state = "failed" if failure is not None else "skipped" if skipped else "passed"
-        first = (failure.get("message") or "").splitlines()[0][:160] if failure is not None else ""
+        first = _why(failure) if failure is not None else ""
         found[name] = (state, float(case.get("time", 0)), first)
     return found
+
+
+def _why(failure: ElementTree.Element) -> str:
+    """A failure in one line: its message's first line and its text's last lines (where a block
+    failing as another one's prerequisite says what that one printed)."""
+    message = (failure.get("message") or "").splitlines()[:1]
+    tail = [line.strip() for line in (failure.text or "").splitlines() if line.strip()][-6:]
+    return " / ".join(message + tail)[:600]
 
 
 def per_block(found: dict, blocks: dict[str, str], suffix: str) -> dict:  # noqa: ANN001
@@ -123,10 +136,10 @@ def per_block(found: dict, blocks: dict[str, str], suffix: str) -> dict:  # noqa
 
 def block_of(test: str, blocks: dict[str, str]) -> str:
     """The block ('docs/page.md:line') a page example belongs to, or the test's own name."""
-    match = re.search(r"(docs[./][^:]*?md)::line:(\d+)", test.replace("docs.", "docs/", 1))
+    match = re.search(r"(docs/[^:]*?\.md)::line:(\d+)", test)
     if not match:
         return test
-    page, line = match[1].replace(".md", ".md"), int(match[2])
+    page, line = match[1], int(match[2])
     starts = sorted(int(p.rsplit(":", 1)[1]) for p in blocks if p.rsplit(":", 1)[0] == page)
     owner = max((start for start in starts if start <= line), default=line)
     return f"{page}:{owner}"
@@ -145,7 +158,8 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as folder:
         for index in range(args.runs):
             junit = Path(folder, f"pages-{index}.xml")
-            walls.append(run_once(sys.executable, [*ids, REPL_TESTS], junit, {}))
+            pages = ["--torchsheet-results=", *ids, REPL_TESTS]
+            walls.append(run_once(sys.executable, pages, junit, {}))
             for name, result in per_block(outcomes(junit), blocks, "").items():
                 runs[name].append(result)
             if args.repls:
@@ -158,7 +172,7 @@ def main() -> int:
     args.out.write_text(report(runs, blocks, walls, args.runs), encoding="utf-8")
     failed = sum(1 for results in runs.values() for state, _, _ in results if state == "failed")
     print(f"{len(runs)} blocks and tests, {failed} failed runs: {args.out}")
-    return 0
+    return 1 if failed else 0
 
 
 def report(runs, blocks: dict[str, str], walls: list[float], count: int) -> str:  # noqa: ANN001

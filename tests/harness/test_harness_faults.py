@@ -195,3 +195,16 @@ def test_the_sites_markdown_twins_are_not_pages(pytester: pytest.Pytester) -> No
     ids = [line for line in result.outlines if "::" in line]
     assert ids and all(line.startswith("docs/sections.md::") for line in ids), result.outlines
     assert result.ret == 0, result.outlines
+
+
+def test_a_selected_block_gets_the_names_of_a_no_gpu_block_before_it(tmp_path) -> None:
+    """A block that holds only without a GPU still runs at the page's prompt: one selected after
+    it (a benchmark, ``-k``) gets its names, as in a whole-page run."""
+    page = (
+        "# No GPU\n\n```{code-block} python\n:class: needs-no-gpu\n>>> import torch\n"
+        ">>> torch.cuda.is_available()\nFalse\n```\n\n```python\n>>> torch.ones(2).sum()\n"
+        "tensor(2.)\n```\n"
+    )
+    write_project(tmp_path, {"nogpu.md": page})
+    result = run_pytest(tmp_path, "docs/nogpu.md::line:11,column:1")
+    result.assert_outcomes(passed=1)

@@ -35,6 +35,12 @@ class Requirement:
         return self == Requirement()
 
     @property
+    def runs_at_the_prompt(self) -> bool:
+        """Whether the block runs in the page's own namespace here (a CPU block, or one that needs
+        no GPU), so a later block may use its names."""
+        return not (self.gpus or self.torchrun or self.slurm)
+
+    @property
     def markers(self) -> tuple[str, ...]:
         """The pytest marker names this requirement selects under ``-m``."""
         needed = {"gpu": self.gpus, "multigpu": self.gpus >= 2, "distributed": self.torchrun}

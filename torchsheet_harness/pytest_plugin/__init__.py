@@ -152,9 +152,9 @@ def pytest_collection_finish(session: pytest.Session) -> None:
                 item = selected.get(id(example.region))
                 block = block_of(example.region)
                 if item is None:
-                    if block is None or (block.pasted and block.requirement.is_cpu_only):
+                    if block is None or (block.pasted and block.requirement.runs_at_the_prompt):
                         pending.append(example)
-                elif pending and (block is None or block.requirement.is_cpu_only):
+                elif pending and (block is None or block.requirement.runs_at_the_prompt):
                     setattr(item, _NEEDS, pending)
                     pending = []
 
