@@ -208,3 +208,16 @@ def test_a_selected_block_gets_the_names_of_a_no_gpu_block_before_it(tmp_path) -
     write_project(tmp_path, {"nogpu.md": page})
     result = run_pytest(tmp_path, "docs/nogpu.md::line:11,column:1")
     result.assert_outcomes(passed=1)
+
+
+def test_nothing_a_page_made_outlives_it(tmp_path) -> None:
+    """A page's objects are freed when it ends: a later page's fork (DataLoader workers) must not
+    inherit them (a live DataLoader iterator's clean-up would run in the forked worker)."""
+    made = (
+        "# Makes\n\n```python\n>>> import sys, weakref\n>>> class Iterator:\n...     pass\n"
+        "...\n>>> made = Iterator()\n>>> sys.torchsheet_probe = weakref.ref(made)\n```\n"
+    )
+    later = "# Later\n\n```python\n>>> import sys\n>>> sys.torchsheet_probe() is None\nTrue\n```\n"
+    write_project(tmp_path, {"a_makes.md": made, "b_later.md": later})
+    result = run_pytest(tmp_path, "docs/a_makes.md", "docs/b_later.md")
+    result.assert_outcomes(passed=6)

@@ -5,10 +5,12 @@ every global torch state a page may change, so one page cannot change another pa
 from __future__ import annotations
 
 import builtins
+import gc
 import importlib.machinery
 import os
 import random
 import shutil
+import sys
 import tempfile
 from typing import Any
 
@@ -114,7 +116,16 @@ def page_setup(namespace: dict[str, Any]) -> None:
 
 
 def page_teardown(namespace: dict[str, Any]) -> None:
-    """Sybil teardown: restore global state and delete the page's temporary directory."""
+    """Sybil teardown: free what the page made, restore global state and delete the page's
+    temporary directory. Freed now, not when the process ends: Sybil keeps every page's
+    namespace for the session, and a later page's fork (a DataLoader worker) would inherit it
+    all, a live DataLoader iterator too, whose clean-up then runs in the forked worker (seen:
+    workers killed by SIGSEGV, a main process hung past its timeout)."""
+    namespace.clear()
+    for name in ("last_exc", "last_type", "last_value", "last_traceback"):
+        if hasattr(sys, name):
+            delattr(sys, name)
+    gc.collect()  # an iterator in a cycle (an exception's traceback) shuts its workers down now
     state = _SAVED.pop(id(namespace))
     restore_global_state(state)
     shutil.rmtree(state["workdir"], ignore_errors=True)
