@@ -7,7 +7,15 @@ which for 70 notebooks would cost more than the notebook check may add to a leg.
 is a new process with a new kernel and an empty namespace; what it shares with its zygote is only
 modules already imported, before any of them ran (no torch op ran: no thread pool exists to fork).
 Python's and NumPy's generators are reseeded from fresh entropy in each, as a new interpreter
-seeds them; torch's default generator keeps its fixed start-up seed, as in a new interpreter."""
+seeds them; torch's default generator keeps its fixed start-up seed, as in a new interpreter.
+
+The zygote also imports ``torch._dynamo``, which torch imports on first use (an optimizer's first
+step, a meta tensor, ``torch.compile``: 1 to 6 s in each kernel that needs it; the page run pays
+it once per worker). Tracebacks are formatted ``Minimal`` (the test reads only an error's class
+and message; formatting the default context costs 40-190 ms an error cell). And output written
+to the file descriptors directly, not to ``sys.stdout`` (C++ logs), is not captured: ipykernel
+forwards it from a thread, into whichever cell runs when it arrives, and the page run, as a
+prompt, does not see it either (deployment.md shows such a log from a fresh process)."""
 
 import os
 import signal
@@ -21,6 +29,7 @@ from jupyter_client.provisioning.local_provisioner import LocalProvisioner
 ZYGOTE = r"""
 import os, random, signal, sys
 import numpy, torch
+import torch._dynamo
 from ipykernel.kernelapp import IPKernelApp
 signal.signal(signal.SIGCHLD, signal.SIG_IGN)  # its kernels are reaped as they end
 print("ready", flush=True)
@@ -40,7 +49,10 @@ for request in sys.stdin:
     numpy.random.seed()
     try:
         IPKernelApp.launch_instance(
-            argv=["-f", connection_file, "--HistoryManager.hist_file=:memory:"]
+            argv=[
+                "-f", connection_file, "--HistoryManager.hist_file=:memory:",
+                "--InteractiveShell.xmode=Minimal", "--IPKernelApp.capture_fd_output=False",
+            ]
         )
     finally:
         os._exit(0)
