@@ -7,6 +7,7 @@ runs as ``python script.py``, the blocks that start a process themselves (``subp
 
     python benchmarks/launch_repeat.py --runs 20
     python benchmarks/launch_repeat.py --runs 20 --repls .nox/paste-repls/bin/python
+    python benchmarks/launch_repeat.py --runs 20 --only docs/troubleshooting/data.md:15 --out x.md
 
 Run it from the repository root in a venv with torch and the test extra (``nox -s docs-tests``'s).
 Each repetition is one pytest run over all of them; nothing is retried."""
@@ -56,6 +57,14 @@ def launched_blocks(docs: Path) -> dict[str, str]:
             if kind and not requirement.gpus:
                 found[f"{path.relative_to(ROOT).as_posix()}:{block.line}"] = kind
     return found
+
+
+def chosen(blocks: dict[str, str], only: list[str]) -> dict[str, str]:
+    """The blocks ``only`` names (a page names all of its own); all of them when it names none."""
+    if not only:
+        return blocks
+    return {place: kind for place, kind in blocks.items()
+            if any(place == name or place.startswith(f"{name}:") for name in only)}  # fmt: skip
 
 
 def node_ids(blocks: dict[str, str]) -> list[str]:
@@ -150,19 +159,25 @@ def main() -> int:
     parser.add_argument("--runs", type=int, default=20)
     parser.add_argument("--out", type=Path, default=ROOT / "benchmarks" / "launch-repeat.md")
     parser.add_argument("--repls", help="a Python 3.13 with IPython (nox -s paste-repls's venv)")
+    parser.add_argument("--only", action="append", default=[], metavar="PAGE[:LINE]",
+                        help="only these launched blocks (a page, or a page:line; repeatable); "
+                        f"the REPL tests then run only when named ({REPL_TESTS})")  # fmt: skip
     args = parser.parse_args()
-    blocks = launched_blocks(ROOT / "docs")
+    blocks = chosen(launched_blocks(ROOT / "docs"), args.only)
+    repls = not args.only or REPL_TESTS in args.only
+    if not blocks and not repls:
+        raise SystemExit(f"--only {' '.join(args.only)}: no launched block or test matches")
     ids = node_ids(blocks)
     runs: defaultdict[str, list[tuple[str, float, str]]] = defaultdict(list)
     walls = []
     with tempfile.TemporaryDirectory() as folder:
         for index in range(args.runs):
             junit = Path(folder, f"pages-{index}.xml")
-            pages = ["--torchsheet-results=", *ids, REPL_TESTS]
+            pages = ["--torchsheet-results=", *ids, *([REPL_TESTS] if repls else [])]
             walls.append(run_once(sys.executable, pages, junit, {}))
             for name, result in per_block(outcomes(junit), blocks, "").items():
                 runs[name].append(result)
-            if args.repls:
+            if args.repls and repls:
                 junit = Path(folder, f"repls-{index}.xml")
                 extra = {"TORCHSHEET_PASTE_REPLS": "1"}
                 run_once(args.repls, ["--confcutdir=tests", REPL_TESTS], junit, extra)
