@@ -184,18 +184,20 @@ def main() -> int:
                 for name, result in per_block(outcomes(junit), blocks, " (3.13)").items():
                     runs[name].append(result)
             print(f"run {index + 1}/{args.runs}: {walls[-1]:.0f} s", flush=True)
-    args.out.write_text(report(runs, blocks, walls, args.runs), encoding="utf-8")
+    args.out.write_text(report(runs, blocks, walls, args.runs, args.only), encoding="utf-8")
     failed = sum(1 for results in runs.values() for state, _, _ in results if state == "failed")
     print(f"{len(runs)} blocks and tests, {failed} failed runs: {args.out}")
     return 1 if failed else 0
 
 
-def report(runs, blocks: dict[str, str], walls: list[float], count: int) -> str:  # noqa: ANN001
+def report(runs, blocks: dict[str, str], walls: list[float], count: int, only=()) -> str:  # noqa: ANN001
+    chosen_part = "".join(f" --only {name}" for name in only)
     lines = [
         "# Launched blocks, run repeatedly",
         "",
-        f"Each block that starts processes, run {count} times by `python benchmarks/"
-        f"launch_repeat.py --runs {count}` (pytest -n 2 over all of them at once, as a CI leg "
+        f"{'The named blocks' if only else 'Each block that starts processes'}, run {count} times "
+        f"by `python benchmarks/launch_repeat.py --runs {count}{chosen_part}` "
+        f"(pytest -n 2 over all of them at once, as a CI leg "
         f"runs them; a run took {statistics.median(walls):.0f} s median, "
         f"{max(walls):.0f} s worst). A block's time is its examples' total in one run.",
         "",

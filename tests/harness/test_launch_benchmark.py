@@ -34,3 +34,10 @@ def test_an_only_that_matches_nothing_is_refused(monkeypatch: pytest.MonkeyPatch
     monkeypatch.setattr("sys.argv", ["launch_repeat.py", "--only", "docs/nowhere.md:1"])
     with pytest.raises(SystemExit, match="no launched block or test matches"):
         launch_repeat.main()
+
+
+def test_a_report_of_named_blocks_says_which_command_ran_them() -> None:
+    runs = {"docs/a.md:63": [("passed", 1.0, "")] * 2}
+    written = launch_repeat.report(runs, BLOCKS, [3.0, 4.0], 2, ["docs/a.md:63"])
+    assert "`python benchmarks/launch_repeat.py --runs 2 --only docs/a.md:63`" in written
+    assert "| `docs/a.md:63` | starts processes | 2 | 0 | 1.0 | 1.0 |" in written
